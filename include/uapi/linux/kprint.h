@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/*
+ * kprint: structured kernel messages over generic netlink.
+ *
+ * This header is the contract between the kprint module and userspace.
+ * schema/kprint.yaml is the same contract in YNL form; tests/unit checks
+ * that the two agree.  It must compile on its own as C90.
+ */
+#ifndef _UAPI_LINUX_KPRINT_H
+#define _UAPI_LINUX_KPRINT_H
+
+#define KPRINT_GENL_NAME	"kprint"
+#define KPRINT_GENL_VERSION	1
+#define KPRINT_MCGRP_RECORDS	"records"
+
+/* Same numbering as the syslog levels, so KERN_<LEVEL> maps one to one. */
+enum kprint_level {
+	KPRINT_LEVEL_EMERG,
+	KPRINT_LEVEL_ALERT,
+	KPRINT_LEVEL_CRIT,
+	KPRINT_LEVEL_ERR,
+	KPRINT_LEVEL_WARNING,
+	KPRINT_LEVEL_NOTICE,
+	KPRINT_LEVEL_INFO,
+	KPRINT_LEVEL_DEBUG,
+
+	/* private: */
+	__KPRINT_LEVEL_CNT
+};
+#define KPRINT_LEVEL_MAX (__KPRINT_LEVEL_CNT - 1)
+
+/* What a message is about, independent of how severe it is. */
+enum kprint_class {
+	KPRINT_CLASS_NONE,
+	KPRINT_CLASS_DETECTED,		/* hardware detected */
+	KPRINT_CLASS_REGISTERED,	/* driver or device (un)registered */
+	KPRINT_CLASS_SETTING,		/* hardware setting changed */
+	KPRINT_CLASS_COPYRIGHT,		/* authorship, licence */
+
+	/* private: */
+	__KPRINT_CLASS_CNT
+};
+#define KPRINT_CLASS_MAX (__KPRINT_CLASS_CNT - 1)
+
+/* Bits of KPRINT_RECORD_A_FLAGS. */
+enum kprint_record_flags {
+	KPRINT_RECORD_F_TRUNCATED	= 1 << 0, /* text, format or an arg was cut */
+	KPRINT_RECORD_F_USER		= 1 << 1, /* injected with KPRINT_CMD_EMIT */
+};
+
+/*
+ * Size limits, in bytes including the terminating NUL.  Longer strings are
+ * cut and the record gets KPRINT_RECORD_F_TRUNCATED; an emit request that
+ * exceeds them is rejected instead.
+ */
+#define KPRINT_TEXT_MAX		1024	/* fully formatted text */
+#define KPRINT_FORMAT_MAX	256
+#define KPRINT_ARG_MAX		256	/* one rendered argument */
+#define KPRINT_ARGS_MAX		16	/* arguments per record */
+#define KPRINT_TAG_MAX		64	/* subsystem, module, function, file */
+#define KPRINT_COMM_MAX		16
+
+/*
+ * The format id is the 64-bit FNV-1a hash of the format string's bytes
+ * (without the NUL): offset basis 0xcbf29ce484222325, prime 0x100000001b3.
+ * It is stable across boots, kernels and machines.
+ */
+#define KPRINT_FNV1A64_OFFSET	0xcbf29ce484222325ULL
+#define KPRINT_FNV1A64_PRIME	0x100000001b3ULL
+
+/* Top-level attributes of every kprint message. */
+enum kprint_attr {
+	KPRINT_A_PAD = 1,
+	KPRINT_A_RECORD,	/* nest, kprint_record_attr; may repeat */
+	KPRINT_A_START_SEQ,	/* u64: first sequence number a dump wants */
+	KPRINT_A_STATS,		/* nest, kprint_stats_attr */
+	KPRINT_A_SEQ,		/* u64: sequence number given to an emitted record */
+
+	/* private: */
+	__KPRINT_A_CNT
+};
+#define KPRINT_A_MAX (__KPRINT_A_CNT - 1)
+
+/* One record, nested in KPRINT_A_RECORD. */
+enum kprint_record_attr {
+	KPRINT_RECORD_A_PAD = 1,
+	KPRINT_RECORD_A_SEQ,		/* u64, strictly increasing, never reused */
+	KPRINT_RECORD_A_LEVEL,		/* u32, enum kprint_level */
+	KPRINT_RECORD_A_CLASS,		/* u32, enum kprint_class */
+	KPRINT_RECORD_A_TS_MONO_NS,	/* u64, CLOCK_MONOTONIC */
+	KPRINT_RECORD_A_TS_REAL_NS,	/* u64, CLOCK_REALTIME */
+	KPRINT_RECORD_A_CPU,		/* u32 */
+	KPRINT_RECORD_A_PID,		/* u32, thread group id, 0 in irq context */
+	KPRINT_RECORD_A_COMM,		/* string */
+	KPRINT_RECORD_A_FILE,		/* string, empty when location is off */
+	KPRINT_RECORD_A_LINE,		/* u32, 0 when location is off */
+	KPRINT_RECORD_A_FUNCTION,	/* string, empty when location is off */
+	KPRINT_RECORD_A_SUBSYSTEM,	/* string */
+	KPRINT_RECORD_A_MODULE,		/* string */
+	KPRINT_RECORD_A_FORMAT,		/* string */
+	KPRINT_RECORD_A_FORMAT_ID,	/* u64, FNV-1a of the format */
+	KPRINT_RECORD_A_ARG,		/* string, one per argument, in order */
+	KPRINT_RECORD_A_TEXT,		/* string, as printk would print it */
+	KPRINT_RECORD_A_BLOCK_ID,	/* u64, 0 when not part of a block */
+	KPRINT_RECORD_A_FLAGS,		/* u32, enum kprint_record_flags */
+
+	/* private: */
+	__KPRINT_RECORD_A_CNT
+};
+#define KPRINT_RECORD_A_MAX (__KPRINT_RECORD_A_CNT - 1)
+
+/* Counters, nested in KPRINT_A_STATS. */
+enum kprint_stats_attr {
+	KPRINT_STATS_A_PAD = 1,
+	KPRINT_STATS_A_RECORDS,		/* u64, records stored since load */
+	KPRINT_STATS_A_OVERWRITTEN,	/* u64, records the ring overwrote */
+	KPRINT_STATS_A_DROPPED,		/* u64, records never stored */
+	KPRINT_STATS_A_TRUNCATED,	/* u64, records stored truncated */
+	KPRINT_STATS_A_RING_BYTES,	/* u64, ring capacity */
+	KPRINT_STATS_A_RING_RECORDS,	/* u64, records held now */
+	KPRINT_STATS_A_FIRST_SEQ,	/* u64, oldest record held */
+	KPRINT_STATS_A_NEXT_SEQ,	/* u64, sequence the next record gets */
+	KPRINT_STATS_A_MCAST_SENT,	/* u64, records multicast */
+	KPRINT_STATS_A_MCAST_FAILED,	/* u64, records whose multicast failed */
+	KPRINT_STATS_A_MCAST_SKIPPED,	/* u64, overwritten before multicast */
+
+	/* private: */
+	__KPRINT_STATS_A_CNT
+};
+#define KPRINT_STATS_A_MAX (__KPRINT_STATS_A_CNT - 1)
+
+enum kprint_cmd {
+	KPRINT_CMD_RECORD_GET = 1,	/* dump: the ring from KPRINT_A_START_SEQ */
+	KPRINT_CMD_STATS_GET,		/* do: KPRINT_A_STATS */
+	KPRINT_CMD_EMIT,		/* do: inject KPRINT_A_RECORD, admin only */
+	KPRINT_CMD_RECORD_NTF,		/* multicast on "records" */
+
+	/* private: */
+	__KPRINT_CMD_CNT
+};
+#define KPRINT_CMD_MAX (__KPRINT_CMD_CNT - 1)
+
+#endif /* _UAPI_LINUX_KPRINT_H */
