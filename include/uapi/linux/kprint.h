@@ -45,7 +45,7 @@ enum kprint_class {
 /* Bits of KPRINT_RECORD_A_FLAGS. */
 enum kprint_record_flags {
 	KPRINT_RECORD_F_TRUNCATED	= 1 << 0, /* text, format or an arg was cut */
-	KPRINT_RECORD_F_USER		= 1 << 1, /* injected with KPRINT_CMD_EMIT */
+	KPRINT_RECORD_F_USER		= 1 << 1  /* injected with KPRINT_CMD_EMIT */
 };
 
 /*

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprint: structured kernel messages, counted per format.
+#
+#   make          build the module, the CLI and the exporter (installs deps)
+#   make check    host unit tests, then every VM test; ends "N passed, N failed"
+#   make run      boot the guest with kprint and a demo source, show live records
+#   make deps     install the Debian packages the project needs
+#
+# V=1 shows the commands.  Userspace output goes to .output/.
+
+.DELETE_ON_ERROR:
+SHELL := /bin/bash
+OUTPUT := $(CURDIR)/.output
+export V
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+MAKEFLAGS += --no-print-directory
+endif
+
+.PHONY: all deps kernel exporter check unit vmtest run clean
+
+all: kernel exporter
+
+deps:
+	$(Q)scripts/deps
+
+kernel: deps
+	$(Q)$(MAKE) -C kernel
+
+exporter: deps
+	$(Q)$(MAKE) -C exporter
+
+# Each test prints TAP-style "ok"/"not ok" lines; tests/run counts them.
+check: all
+	$(Q)tests/run
+
+unit: all
+	$(Q)tests/run --unit
+
+vmtest: all
+	$(Q)tests/run --vm
+
+run: all
+	$(Q)tests/vm/run -- tests/demo/monitor
+
+clean:
+	$(Q)$(MAKE) -C kernel clean
+	$(Q)$(MAKE) -C exporter clean
+	$(Q)rm -rf $(OUTPUT)
