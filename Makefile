@@ -45,7 +45,7 @@ vmtest: all
 	$(Q)tests/run --vm
 
 run: all
-	$(Q)tests/vm/run -- tests/demo/monitor
+	$(Q)tests/vm/run -- scripts/run-demo
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
