@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint: the emit path used by the kprint_*() macros.
+ *
+ * A message is rendered into a per-CPU scratch record with interrupts off,
+ * then copied into the ring under its lock, then echoed to printk.  The
+ * multicast is never sent from here (this may be hard interrupt context);
+ * the ring write only kicks the notification worker.
+ *
+ * Keeping rendering out of the ring lock keeps the lock hold time to a
+ * memcpy, and the per-CPU scratch keeps the ~6 KiB record off the stack.
+ * An emitter that finds its CPU's scratch busy (a kprint call from within
+ * kprint, e.g. from a console driver fed by the printk echo) or that runs
+ * in NMI, where neither the ring lock nor the scratch can be taken safely,
+ * counts the message as dropped instead.
+ */
+
+#include <linux/bug.h>
+#include <linux/export.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+
+#include "kprint_internal.h"
+
+struct kprint_scratch {
+	struct kprint_builder b;
+	bool busy;
+	char text[KPRINT_TEXT_MAX];
+	char arg[KPRINT_ARG_MAX];
+	char check[KPRINT_TEXT_MAX];
+	u64 rec[KPRINT_REC_MAX / sizeof(u64)];
+};
+
+static struct kprint_scratch __percpu *kprint_scratch;
+
+/**
+ * kprint_emit_init() - allocate the per-CPU scratch records
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int kprint_emit_init(void)
+{
+	kprint_scratch = alloc_percpu(struct kprint_scratch);
+	return kprint_scratch ? 0 : -ENOMEM;
+}
+
+/**
+ * kprint_emit_exit() - free the per-CPU scratch records
+ *
+ * Context: Process context, once no emitter can be running any more.
+ */
+void kprint_emit_exit(void)
+{
+	free_percpu(kprint_scratch);
+	kprint_scratch = NULL;
+}
+
+/**
+ * kprint_scratch_get() - take this CPU's scratch builder
+ * @flags: saved interrupt state, to pass to kprint_scratch_put()
+ *
+ * Context: Any context.  Disables interrupts on success.
+ * Return: the builder, or NULL if the message cannot be recorded now (NMI,
+ * recursion on this CPU, module not running); the caller counts the drop.
+ */
+struct kprint_builder *kprint_scratch_get(unsigned long *flags)
+{
+	struct kprint_scratch *s;
+
+	if (unlikely(in_nmi() || !READ_ONCE(kprint_running)))
+		return NULL;
+
+	local_irq_save(*flags);
+	s = this_cpu_ptr(kprint_scratch);
+	if (unlikely(s->busy)) {
+		local_irq_restore(*flags);
+		return NULL;
+	}
+	s->busy = true;
+	s->b.rec = (struct kprint_rec *)s->rec;
+	s->b.text = s->text;
+	s->b.argbuf = s->arg;
+	return &s->b;
+}
+
+/**
+ * kprint_scratch_put() - release this CPU's scratch builder
+ * @flags: what kprint_scratch_get() saved
+ *
+ * Context: After a successful kprint_scratch_get() on this CPU.
+ */
+void kprint_scratch_put(unsigned long flags)
+{
+	this_cpu_ptr(kprint_scratch)->busy = false;
+	local_irq_restore(flags);
+}
+
+static u64 kprint_site_format_id(struct kprint_site *site)
+{
+#if BITS_PER_LONG == 64
+	u64 id = READ_ONCE(site->format_id);
+
+	/* Racing first users compute the same value; either store wins. */
+	if (unlikely(!id)) {
+		id = kprint_fnv1a64(site->format);
+		WRITE_ONCE(site->format_id, id);
+	}
+	return id;
+#else
+	/* A torn 64-bit read would hand out a wrong id: don't cache. */
+	return kprint_fnv1a64(site->format);
+#endif
+}
+
+/**
+ * kprint_build_site() - build a record from a call site and its arguments
+ * @b: builder
+ * @site: the call site
+ * @fmt: the format (the same string as @site->format)
+ * @args: its arguments
+ * @level: level of the record
+ *
+ * Context: Any context but NMI.
+ */
+void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
+		       const char *fmt, va_list args, u8 level)
+{
+	kprint_rec_begin(b, level, site->class, 0);
+	b->rec->line = site->line;
+	b->rec->format_id = kprint_site_format_id(site);
+	kprint_rec_put_str(b, KPRINT_STR_FILE, site->file);
+	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, site->function);
+	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM, site->subsystem);
+	kprint_rec_put_str(b, KPRINT_STR_MODULE, site->module);
+	kprint_rec_put_str(b, KPRINT_STR_FORMAT, fmt);
+	kprint_render(b, fmt, args);
+	kprint_rec_end(b);
+}
+
+static void kprint_echo(const struct kprint_rec *rec)
+{
+	/*
+	 * printk() takes the level from the formatted text, so it can be
+	 * passed as an argument.  The text itself is printed verbatim.
+	 */
+	printk(KERN_SOH "%c%s\n", '0' + rec->level, kprint_rec_text(rec));
+}
+
+/**
+ * kprint_commit() - store records, echo them to printk, kick the multicast
+ * @recs: one record or a block of records, back to back
+ * @len: total bytes at @recs
+ *
+ * Context: Any context but NMI.
+ * Return: the sequence number of the first record, 0 if nothing was stored.
+ */
+u64 kprint_commit(struct kprint_rec *recs, unsigned int len)
+{
+	void *p, *end = (void *)recs + len;
+	bool wanted = kprint_ntf_wanted();
+	struct kprint_rec *rec;
+	unsigned int nr = 0;
+	u64 seq;
+
+	for (p = recs; p < end; p += rec->len) {
+		rec = p;
+		if (!wanted)
+			rec->rflags |= KPRINT_REC_NO_NTF;
+		nr++;
+	}
+
+	seq = kprint_ring_write(&kprint_ring, recs, len);
+	if (!seq) {
+		kprint_count_dropped(nr);
+		return 0;
+	}
+	if (wanted)
+		kprint_ntf_kick();
+
+	if (READ_ONCE(kprint_printk))
+		for (p = recs; p < end; p += rec->len) {
+			rec = p;
+			kprint_echo(rec);
+		}
+	return seq;
+}
+
+__printf(2, 0)
+static void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
+				  va_list args)
+{
+	struct kprint_scratch *s = container_of(b, struct kprint_scratch, b);
+	const struct kprint_rec *rec = b->rec;
+	size_t len;
+	int n;
+
+	n = vsnprintf(s->check, sizeof(s->check), fmt, args);
+	len = min_t(size_t, n, sizeof(s->check) - 1);
+	if (len && s->check[len - 1] == '\n')
+		len--;
+	if (len == rec->slen[KPRINT_STR_TEXT] &&
+	    !memcmp(s->check, kprint_rec_text(rec), len))
+		return;
+
+	kprint_count_selfcheck_failure();
+	pr_warn_ratelimited("kprint: text of format \"%s\" differs from vsnprintf()\n",
+			    fmt);
+}
+
+/*
+ * In NMI the message cannot be recorded, but printk can still defer it, so
+ * the classic log does not lose what it would have had without kprint.
+ */
+__printf(2, 0)
+static void kprint_nmi_echo(u8 level, const char *fmt, va_list args)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	if (!READ_ONCE(kprint_printk))
+		return;
+	va_copy(ap, args);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	printk(KERN_SOH "%c%pV", '0' + level, &vaf);
+	va_end(ap);
+}
+
+/**
+ * kprint_emit_site() - record one message (backend of the kprint_*() macros)
+ * @site: static descriptor of the call site
+ * @fmt: @site->format, passed again for the compiler's format checking
+ *
+ * Renders the message, stores it in the ring with the next sequence number,
+ * echoes its text to printk (unless the "printk" parameter is off) and lets
+ * the notification worker multicast it.  When the message cannot be stored
+ * it is counted in the dropped statistic.
+ *
+ * Context: Any context.  In NMI the message is only echoed to printk and
+ * counted as dropped.  Disables interrupts on the local CPU while it runs.
+ */
+void kprint_emit_site(struct kprint_site *site, const char *fmt, ...)
+{
+	struct kprint_builder *b;
+	unsigned long flags;
+	va_list args;
+
+	va_start(args, fmt);
+	b = kprint_scratch_get(&flags);
+	if (unlikely(!b)) {
+		kprint_count_dropped(1);
+		if (in_nmi())
+			kprint_nmi_echo(site->level, fmt, args);
+		goto out;
+	}
+
+	kprint_build_site(b, site, fmt, args, site->level);
+	if (unlikely(READ_ONCE(kprint_selfcheck)))
+		kprint_selfcheck_text(b, fmt, args);
+	kprint_commit(b->rec, b->rec->len);
+	kprint_scratch_put(flags);
+out:
+	va_end(args);
+}
+EXPORT_SYMBOL_GPL(kprint_emit_site);

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint: splitting a printf-style call into rendered arguments.
+ *
+ * The format is walked token by token exactly the way lib/vsprintf.c's
+ * format_decode() walks it.  Each conversion specification is copied out
+ * and handed, with the value pulled from the va_list at the C type the
+ * specification implies, to the kernel's own snprintf().  So every argument
+ * (including %pS, %pI4, widths and flags) comes out exactly as printk would
+ * print it, and literal runs plus rendered arguments concatenate to what
+ * vsnprintf() produces for the whole format.
+ */
+
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "kprint_internal.h"
+
+/*
+ * Longest conversion specification we copy out.  Real ones are a handful
+ * of characters; a longer one is treated like an invalid specification.
+ */
+#define KPRINT_SPEC_MAX		64
+
+/**
+ * kprint_fmt_decode() - classify the next token of a format
+ * @fmt: where to continue in the format
+ * @spec: filled in with the token's type and its '*' fields
+ *
+ * Mirrors format_decode() of Linux 6.1: flags "-+ #0", a width (digits or
+ * '*'), a precision ('.' then digits or '*'), the length qualifiers hh h l
+ * ll L z t, and the conversions c s p d i o u x X %.  After %p every
+ * following alphanumeric character belongs to the pointer extension, as in
+ * vsnprintf().  %n and anything unknown are KPRINT_FMT_INVALID, where
+ * vsnprintf() stops producing output.
+ *
+ * Context: Any context.
+ * Return: bytes of @fmt the token covers; 0 at the end of the format.
+ */
+unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec)
+{
+	const char *p = fmt;
+	bool sign = false;
+	char q = 0;
+
+	spec->star_width = false;
+	spec->star_prec = false;
+
+	if (!*p) {
+		spec->type = KPRINT_FMT_END;
+		return 0;
+	}
+	if (*p != '%') {
+		while (*p && *p != '%')
+			p++;
+		spec->type = KPRINT_FMT_LITERAL;
+		return p - fmt;
+	}
+
+	p++;
+	while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0')
+		p++;
+
+	if (isdigit(*p)) {
+		while (isdigit(*p))
+			p++;
+	} else if (*p == '*') {
+		spec->star_width = true;
+		p++;
+	}
+
+	if (*p == '.') {
+		p++;
+		if (isdigit(*p)) {
+			while (isdigit(*p))
+				p++;
+		} else if (*p == '*') {
+			spec->star_prec = true;
+			p++;
+		}
+	}
+
+	if (*p == 'h' || _tolower(*p) == 'l' || *p == 'z' || *p == 't') {
+		q = *p++;
+		if (q == *p && (q == 'l' || q == 'h')) {
+			q = q == 'l' ? 'L' : 'H';
+			p++;
+		}
+	}
+
+	switch (*p) {
+	case 'c':
+		spec->type = KPRINT_FMT_CHAR;
+		return p + 1 - fmt;
+	case 's':
+		spec->type = KPRINT_FMT_STR;
+		return p + 1 - fmt;
+	case 'p':
+		spec->type = KPRINT_FMT_PTR;
+		p++;
+		while (isalnum(*p))
+			p++;
+		return p - fmt;
+	case '%':
+		spec->type = KPRINT_FMT_PERCENT;
+		return p + 1 - fmt;
+	case 'o':
+	case 'x':
+	case 'X':
+	case 'u':
+		break;
+	case 'd':
+	case 'i':
+		sign = true;
+		break;
+	default:
+		spec->type = KPRINT_FMT_INVALID;
+		return p - fmt;
+	}
+
+	switch (q) {
+	case 'L':
+		spec->type = KPRINT_FMT_LLONG;
+		break;
+	case 'l':
+		spec->type = sign ? KPRINT_FMT_LONG : KPRINT_FMT_ULONG;
+		break;
+	case 'z':
+		spec->type = sign ? KPRINT_FMT_SSIZE : KPRINT_FMT_SIZE;
+		break;
+	case 't':
+		spec->type = KPRINT_FMT_PTRDIFF;
+		break;
+	default:
+		/* hh and h are passed promoted to int, like plain ints. */
+		spec->type = sign ? KPRINT_FMT_INT : KPRINT_FMT_UINT;
+		break;
+	}
+	return p + 1 - fmt;
+}
+
+/* One argument, pulled from the va_list at its real type. */
+union kprint_val {
+	int i;
+	unsigned int u;
+	long l;
+	unsigned long ul;
+	long long ll;
+	size_t z;
+	ssize_t sz;
+	ptrdiff_t t;
+	const void *p;
+};
+
+struct kprint_arg {
+	const char *spec;
+	const struct kprint_fmt_spec *fs;
+	int width;
+	int prec;
+	union kprint_val val;
+};
+
+/* snprintf() with the '*' values in front of the argument, if any. */
+#define __kprint_snprintf(buf, size, a, v)				\
+	((a)->fs->star_width && (a)->fs->star_prec ?			\
+	 snprintf(buf, size, (a)->spec, (a)->width, (a)->prec, v) :	\
+	 (a)->fs->star_width ?						\
+	 snprintf(buf, size, (a)->spec, (a)->width, v) :		\
+	 (a)->fs->star_prec ?						\
+	 snprintf(buf, size, (a)->spec, (a)->prec, v) :			\
+	 snprintf(buf, size, (a)->spec, v))
+
+static int kprint_arg_print(char *buf, size_t size, const struct kprint_arg *a)
+{
+	switch (a->fs->type) {
+	case KPRINT_FMT_CHAR:
+	case KPRINT_FMT_INT:
+		return __kprint_snprintf(buf, size, a, a->val.i);
+	case KPRINT_FMT_UINT:
+		return __kprint_snprintf(buf, size, a, a->val.u);
+	case KPRINT_FMT_STR:
+	case KPRINT_FMT_PTR:
+		return __kprint_snprintf(buf, size, a, a->val.p);
+	case KPRINT_FMT_LLONG:
+		return __kprint_snprintf(buf, size, a, a->val.ll);
+	case KPRINT_FMT_ULONG:
+		return __kprint_snprintf(buf, size, a, a->val.ul);
+	case KPRINT_FMT_LONG:
+		return __kprint_snprintf(buf, size, a, a->val.l);
+	case KPRINT_FMT_SIZE:
+		return __kprint_snprintf(buf, size, a, a->val.z);
+	case KPRINT_FMT_SSIZE:
+		return __kprint_snprintf(buf, size, a, a->val.sz);
+	case KPRINT_FMT_PTRDIFF:
+		return __kprint_snprintf(buf, size, a, a->val.t);
+	}
+	return 0;
+}
+
+/*
+ * Renders one conversion as its own argument and appends it to the text.
+ * Returns false if the specification could not be handled, in which case
+ * rendering stops like vsnprintf() does at an invalid specification.
+ */
+static bool kprint_render_conv(struct kprint_builder *b, const char *fmt,
+			       unsigned int n, const struct kprint_fmt_spec *fs,
+			       va_list *ap)
+{
+	char spec[KPRINT_SPEC_MAX];
+	struct kprint_arg a = { .spec = spec, .fs = fs };
+	size_t room;
+	char *tail;
+	int len;
+
+	if (n >= sizeof(spec)) {
+		/*
+		 * Only the pointer extension may be cut: pointer() looks
+		 * at its first few characters, never at 60 of them.
+		 */
+		if (fs->type != KPRINT_FMT_PTR ||
+		    strnchr(fmt, sizeof(spec) - 1, 'p') == NULL) {
+			b->rec->flags |= KPRINT_RECORD_F_TRUNCATED;
+			return false;
+		}
+		n = sizeof(spec) - 1;
+	}
+	memcpy(spec, fmt, n);
+	spec[n] = '\0';
+
+	if (fs->star_width)
+		a.width = va_arg(*ap, int);
+	if (fs->star_prec)
+		a.prec = va_arg(*ap, int);
+
+	switch (fs->type) {
+	case KPRINT_FMT_CHAR:
+	case KPRINT_FMT_INT:
+		a.val.i = va_arg(*ap, int);
+		break;
+	case KPRINT_FMT_UINT:
+		a.val.u = va_arg(*ap, unsigned int);
+		break;
+	case KPRINT_FMT_STR:
+	case KPRINT_FMT_PTR:
+		a.val.p = va_arg(*ap, const void *);
+		break;
+	case KPRINT_FMT_LLONG:
+		a.val.ll = va_arg(*ap, long long);
+		break;
+	case KPRINT_FMT_ULONG:
+		a.val.ul = va_arg(*ap, unsigned long);
+		break;
+	case KPRINT_FMT_LONG:
+		a.val.l = va_arg(*ap, long);
+		break;
+	case KPRINT_FMT_SIZE:
+		a.val.z = va_arg(*ap, size_t);
+		break;
+	case KPRINT_FMT_SSIZE:
+		a.val.sz = va_arg(*ap, ssize_t);
+		break;
+	case KPRINT_FMT_PTRDIFF:
+		a.val.t = va_arg(*ap, ptrdiff_t);
+		break;
+	default:
+		return false;
+	}
+
+	len = kprint_arg_print(b->argbuf, KPRINT_ARG_MAX, &a);
+	if (len < KPRINT_ARG_MAX) {
+		kprint_rec_add_arg(b, b->argbuf, len);
+		kprint_rec_append_text(b, b->argbuf, len);
+		return true;
+	}
+
+	/*
+	 * Longer than an argument may be: the argument is cut, but the text
+	 * must still hold as much of it as vsnprintf() would have written,
+	 * so render it again straight into the text.
+	 */
+	kprint_rec_add_arg(b, b->argbuf, len);
+	tail = kprint_rec_text_tail(b, &room);
+	if (room > 1)
+		kprint_rec_text_advance(b, kprint_arg_print(tail, room, &a));
+	else
+		kprint_rec_text_advance(b, len);
+	return true;
+}
+
+/**
+ * kprint_render() - render a format into the builder's text and arguments
+ * @b: builder, after every fixed string has been stored
+ * @fmt: printf-style format
+ * @args: its arguments
+ *
+ * Literal runs go to the text only, %% adds a '%' to the text only, every
+ * other conversion becomes one argument and is appended to the text.
+ * A '*' width or precision is consumed with its conversion, so "%*d" is a
+ * single argument, rendered padded.
+ *
+ * Context: Any context in which vsnprintf() of @fmt is safe.
+ */
+void kprint_render(struct kprint_builder *b, const char *fmt, va_list args)
+{
+	struct kprint_fmt_spec fs;
+	unsigned int n;
+	va_list ap;
+
+	/* A copy, so that a pointer to it can be passed on portably. */
+	va_copy(ap, args);
+	while ((n = kprint_fmt_decode(fmt, &fs))) {
+		switch (fs.type) {
+		case KPRINT_FMT_LITERAL:
+			kprint_rec_append_text(b, fmt, n);
+			break;
+		case KPRINT_FMT_PERCENT:
+			/* "%*%" is odd, but vsnprintf() eats the width too. */
+			if (fs.star_width)
+				(void)va_arg(ap, int);
+			if (fs.star_prec)
+				(void)va_arg(ap, int);
+			kprint_rec_append_text(b, "%", 1);
+			break;
+		case KPRINT_FMT_INVALID:
+			goto out;
+		default:
+			if (!kprint_render_conv(b, fmt, n, &fs, &ap))
+				goto out;
+			break;
+		}
+		fmt += n;
+	}
+out:
+	va_end(ap);
+}

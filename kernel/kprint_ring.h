@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprint record ring: serialized record layout and ring interface.
+ * See the DOC: overview in kprint_ring.c.
+ */
+#ifndef _KPRINT_RING_H
+#define _KPRINT_RING_H
+
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/kprint.h>
+
+/* Ring-internal bits of kprint_rec::rflags, never shown to userspace. */
+#define KPRINT_REC_PAD		BIT(0)	/* filler up to the end of the buffer */
+#define KPRINT_REC_NO_NTF	BIT(1)	/* nobody listened when it was stored */
+
+/*
+ * Strings of a record, in kprint_rec::slen order.  In kprint_rec::data they
+ * are stored as: file, function, subsystem, module, format, the arguments,
+ * then the text last, because the text is only complete once every argument
+ * has been rendered.
+ */
+enum kprint_rec_str {
+	KPRINT_STR_FILE,
+	KPRINT_STR_FUNCTION,
+	KPRINT_STR_SUBSYSTEM,
+	KPRINT_STR_MODULE,
+	KPRINT_STR_FORMAT,
+	KPRINT_STR_TEXT,
+	KPRINT_STR_ARG0,
+	KPRINT_STR_NR = KPRINT_STR_ARG0 + KPRINT_ARGS_MAX,
+};
+
+/**
+ * struct kprint_rec - a record as stored in the ring
+ * @len: bytes of the whole record including strings, a multiple of 8
+ * @rflags: KPRINT_REC_* bits; a pad only has @len and @rflags
+ * @seq: sequence number, given when the record enters the ring
+ * @ts_mono: CLOCK_MONOTONIC ns, taken when the record enters the ring
+ * @ts_real: CLOCK_REALTIME ns, taken with @ts_mono
+ * @format_id: FNV-1a 64 of the format
+ * @block_id: id of the block the record belongs to, 0 if none
+ * @flags: enum kprint_record_flags
+ * @pid: thread group id in the initial pid namespace, 0 outside task context
+ * @cpu: CPU the message was emitted on
+ * @line: source line, 0 when unknown
+ * @level: enum kprint_level
+ * @class: enum kprint_class
+ * @nr_args: number of rendered arguments stored
+ * @__pad: zero
+ * @comm: task name, empty outside task context
+ * @slen: string lengths (without the NUL), indexed by enum kprint_rec_str
+ * @data: the strings, each NUL-terminated, in storage order
+ */
+struct kprint_rec {
+	u32 len;
+	u32 rflags;
+	u64 seq;
+	u64 ts_mono;
+	u64 ts_real;
+	u64 format_id;
+	u64 block_id;
+	u32 flags;
+	u32 pid;
+	u32 cpu;
+	u32 line;
+	u8 level;
+	u8 class;
+	u8 nr_args;
+	u8 __pad;
+	char comm[KPRINT_COMM_MAX];
+	u16 slen[KPRINT_STR_NR];
+	char data[];
+};
+
+#define KPRINT_REC_ALIGN	8
+
+/* Largest serialized record: every string at its limit. */
+#define KPRINT_REC_MAX							\
+	ALIGN(sizeof(struct kprint_rec) + 4 * KPRINT_TAG_MAX +		\
+	      KPRINT_FORMAT_MAX + KPRINT_ARGS_MAX * KPRINT_ARG_MAX +	\
+	      KPRINT_TEXT_MAX, KPRINT_REC_ALIGN)
+
+/**
+ * struct kprint_cursor - a reader's position in the ring
+ * @seq: sequence number of the next record to read
+ * @lpos: logical byte position of that record (or of a pad before it)
+ *
+ * Records never move, so @lpos stays valid for as long as the ring's tail
+ * has not passed it; readers re-check that under the ring lock.
+ */
+struct kprint_cursor {
+	u64 seq;
+	u64 lpos;
+};
+
+/**
+ * struct kprint_ring - the record ring
+ * @lock: serialises writers, readers and the counters below
+ * @buf: the byte buffer (vmalloc)
+ * @size: bytes in @buf, a power of two
+ * @head: logical position where the next record goes
+ * @tail: logical position of the oldest record (or of a pad before it)
+ * @first_seq: seq of the oldest record held (== @next_seq when empty)
+ * @next_seq: seq the next record gets
+ * @nr_records: records held now
+ * @records: records stored since the ring was set up
+ * @overwritten: records evicted to make room
+ * @truncated: records stored with KPRINT_RECORD_F_TRUNCATED
+ * @ntf: multicast cursor, owned by the notification worker
+ * @ntf_skipped: records evicted before the worker could multicast them
+ */
+struct kprint_ring {
+	raw_spinlock_t lock;
+	char *buf;
+	u32 size;
+	u64 head;
+	u64 tail;
+	u64 first_seq;
+	u64 next_seq;
+	u64 nr_records;
+	u64 records;
+	u64 overwritten;
+	u64 truncated;
+	struct kprint_cursor ntf;
+	u64 ntf_skipped;
+};
+
+/**
+ * struct kprint_ring_stats - snapshot of the ring counters
+ * @size: buffer size in bytes
+ * @nr_records: records held
+ * @first_seq: oldest record held
+ * @next_seq: sequence number the next record gets
+ * @records: records stored since setup
+ * @overwritten: records evicted
+ * @truncated: records stored truncated
+ * @ntf_skipped: records evicted before they could be multicast
+ */
+struct kprint_ring_stats {
+	u64 size;
+	u64 nr_records;
+	u64 first_seq;
+	u64 next_seq;
+	u64 records;
+	u64 overwritten;
+	u64 truncated;
+	u64 ntf_skipped;
+};
+
+/*
+ * Return values of a kprint_ring_read_fn: KPRINT_RING_NEXT consumes the
+ * record and goes on, KPRINT_RING_STOP leaves it unread and ends the read.
+ */
+#define KPRINT_RING_NEXT	0
+#define KPRINT_RING_STOP	1
+
+typedef int (*kprint_ring_read_fn)(const struct kprint_rec *rec, void *arg);
+
+int kprint_ring_init(struct kprint_ring *ring, u32 size);
+void kprint_ring_destroy(struct kprint_ring *ring);
+u64 kprint_ring_write(struct kprint_ring *ring, const struct kprint_rec *recs,
+		      unsigned int len);
+void kprint_ring_seek(struct kprint_ring *ring, struct kprint_cursor *cur,
+		      u64 seq);
+bool kprint_ring_read(struct kprint_ring *ring, struct kprint_cursor *cur,
+		      kprint_ring_read_fn fn, void *arg);
+void kprint_ring_ntf_catch_up(struct kprint_ring *ring);
+void kprint_ring_get_stats(struct kprint_ring *ring,
+			   struct kprint_ring_stats *st);
+
+#endif /* _KPRINT_RING_H */

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint_test: emits known kprint records on request, for the test suite.
+ *
+ * Every parameter below is write-only for root and works synchronously:
+ * the write returns once the records are in the ring (and echoed to
+ * printk).  Writing N:
+ *
+ *   emit        emits the whole table N times (one call site per entry)
+ *   reference   for each table entry i, N times, printk()s at KERN_INFO
+ *               "kprint_test ref <i>: " followed by the entry's format and
+ *               arguments, through printk itself, to compare texts with
+ *   flood       emits N records "kprint_test flood %u" (0 .. N-1)
+ *   flood_cpus  on each online CPU at once, N records
+ *               "kprint_test flood_cpus cpu %u n %u"
+ *   block       flushes one block of N lines "kprint_test block line %u of %u"
+ *   block_abort aborts one block of N lines "kprint_test aborted line %u of %u"
+ *   emit_irq    from hard interrupt context, N records "kprint_test irq %u"
+ *               then a flushed block of N lines
+ *               "kprint_test irq block line %u of %u"
+ *   printk      N legacy printk()s "kprint_test legacy printk %d"
+ *
+ * table_size (read-only) is the number of table entries.
+ */
+
+#define KPRINT_SUBSYSTEM "kprint-test"
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/kprint.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+/* Bounds a single write, so a typo cannot wedge the machine. */
+#define KPRINT_TEST_MAX_N	1000000
+#define KPRINT_TEST_MAX_IRQ_N	1000
+
+/* A function of this module, for %pS and %ps. */
+noinline void kprint_test_marker(void);
+noinline void kprint_test_marker(void)
+{
+	barrier();
+}
+
+static const u8 kprint_test_ip4[4] = { 192, 0, 2, 1 };
+static const u8 kprint_test_ip6[16] = {
+	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01,
+};
+static const u8 kprint_test_mac[6] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };
+static const u8 kprint_test_uuid[16] = {
+	0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+	0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+};
+static const char kprint_test_escape[] =
+	"tab\there \"quote\" back\\slash caf\xc3\xa9 ctl\x01" "end";
+
+/* 300 characters: longer than an argument may be, shorter than a text. */
+#define KPRINT_TEST_LONG_LEN	300
+static char kprint_test_long[KPRINT_TEST_LONG_LEN + 1];
+
+/*
+ * The table itself is kprint_test_table.h, expanded twice below: once into
+ * kprint calls, once into the matching printk calls.  Entry 36 uses %pV,
+ * which needs a va_list of its own, so it is kprint_test_pv().
+ */
+#define KPRINT_TEST_PV		36
+#define KPRINT_TEST_PV_FMT	"kprint_test pV <%pV>"
+#define KPRINT_TEST_NR		39
+
+static int kprint_test_table_size = KPRINT_TEST_NR;
+module_param_named(table_size, kprint_test_table_size, int, 0444);
+MODULE_PARM_DESC(table_size, "Number of entries in the emit table");
+
+__printf(3, 4)
+static void kprint_test_pv(int i, bool reference, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (reference)
+		printk(KERN_INFO "kprint_test ref %d: " KPRINT_TEST_PV_FMT "\n",
+		       i, &vaf);
+	else
+		kprint_info(KPRINT_TEST_PV_FMT, &vaf);
+	va_end(args);
+}
+
+static void kprint_test_emit_one(int i)
+{
+	switch (i) {
+#define KPRINT_TEST_X(idx, call, fmt, ...)				\
+	case idx:							\
+		call(fmt, ##__VA_ARGS__);				\
+		break;
+#include "kprint_test_table.h"
+#undef KPRINT_TEST_X
+	case KPRINT_TEST_PV:
+		kprint_test_pv(i, false, "inner %d %s", 5, "five");
+		break;
+	}
+}
+
+static void kprint_test_reference_one(int i)
+{
+	switch (i) {
+/*
+ * A format that already ends in "\n" (entry 35) must not get a second one,
+ * which printk would keep as an empty line; without any, the last line
+ * would stay open for continuation and not show up in the log yet.  The
+ * test is on a string literal, so the compiler keeps only one branch.
+ */
+#define KPRINT_TEST_X(idx, call, fmt, ...)				\
+	case idx:							\
+		if (fmt[sizeof(fmt) - 2] == '\n')			\
+			printk(KERN_INFO "kprint_test ref %d: " fmt,	\
+			       idx, ##__VA_ARGS__);			\
+		else							\
+			printk(KERN_INFO "kprint_test ref %d: " fmt "\n", \
+			       idx, ##__VA_ARGS__);			\
+		break;
+#include "kprint_test_table.h"
+#undef KPRINT_TEST_X
+	case KPRINT_TEST_PV:
+		kprint_test_pv(i, true, "inner %d %s", 5, "five");
+		break;
+	}
+}
+
+static int kprint_test_get_n(const char *val, unsigned int max,
+			     unsigned int *n)
+{
+	int err = kstrtouint(val, 0, n);
+
+	if (err)
+		return err;
+	return *n > max ? -ERANGE : 0;
+}
+
+static int kprint_test_set_emit(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, r;
+	int err, i;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < KPRINT_TEST_NR; i++)
+			kprint_test_emit_one(i);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int kprint_test_set_reference(const char *val,
+				     const struct kernel_param *kp)
+{
+	unsigned int n, r;
+	int err, i;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < KPRINT_TEST_NR; i++)
+			kprint_test_reference_one(i);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int kprint_test_set_flood(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		kprint_info("kprint_test flood %u", i);
+		if (!(i % 256))
+			cond_resched();
+	}
+	return 0;
+}
+
+struct kprint_test_cpu_work {
+	struct work_struct work;
+	unsigned int cpu;
+	unsigned int n;
+};
+
+static void kprint_test_flood_cpu_fn(struct work_struct *work)
+{
+	struct kprint_test_cpu_work *w =
+		container_of(work, struct kprint_test_cpu_work, work);
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++) {
+		kprint_info("kprint_test flood_cpus cpu %u n %u", w->cpu, i);
+		if (!(i % 256))
+			cond_resched();
+	}
+}
+
+static int kprint_test_set_flood_cpus(const char *val,
+				      const struct kernel_param *kp)
+{
+	struct kprint_test_cpu_work *works;
+	unsigned int n, cpu;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+
+	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL);
+	if (!works)
+		return -ENOMEM;
+
+	/* Queue everywhere first, then wait: the emitters really overlap. */
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		INIT_WORK(&works[cpu].work, kprint_test_flood_cpu_fn);
+		works[cpu].cpu = cpu;
+		works[cpu].n = n;
+		queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
+	}
+	for_each_online_cpu(cpu)
+		flush_work(&works[cpu].work);
+	cpus_read_unlock();
+
+	kfree(works);
+	return 0;
+}
+
+static void kprint_test_block_lines(unsigned int n, bool abort)
+{
+	struct kprint_block blk;
+	unsigned int i;
+
+	kprint_block_init(&blk, KPRINT_LEVEL_INFO);
+	for (i = 1; i <= n; i++) {
+		if (abort)
+			kprint_block(&blk, "kprint_test aborted line %u of %u",
+				     i, n);
+		else
+			kprint_block(&blk, "kprint_test block line %u of %u",
+				     i, n);
+	}
+	if (abort)
+		kprint_block_abort(&blk);
+	else
+		kprint_block_flush(&blk);
+}
+
+static int kprint_test_set_block(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	kprint_test_block_lines(n, false);
+	return 0;
+}
+
+static int kprint_test_set_block_abort(const char *val,
+				       const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	kprint_test_block_lines(n, true);
+	return 0;
+}
+
+static unsigned int kprint_test_irq_n;
+
+static void kprint_test_irq_fn(struct irq_work *work)
+{
+	struct kprint_block blk;
+	unsigned int i, n = kprint_test_irq_n;
+
+	for (i = 0; i < n; i++)
+		kprint_info("kprint_test irq %u", i);
+
+	kprint_block_init(&blk, KPRINT_LEVEL_INFO);
+	for (i = 1; i <= n; i++)
+		kprint_block(&blk, "kprint_test irq block line %u of %u", i, n);
+	kprint_block_flush(&blk);
+}
+
+/* IRQ_WORK_HARD_IRQ: run in hard interrupt context even on PREEMPT_RT. */
+static struct irq_work kprint_test_irq_work =
+	IRQ_WORK_INIT_HARD(kprint_test_irq_fn);
+
+static int kprint_test_set_emit_irq(const char *val,
+				    const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_IRQ_N, &n);
+	if (err)
+		return err;
+
+	/* Parameter writes are serialised, so one irq_work is enough. */
+	kprint_test_irq_n = n;
+	irq_work_queue(&kprint_test_irq_work);
+	irq_work_sync(&kprint_test_irq_work);
+	return 0;
+}
+
+static int kprint_test_set_printk(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		printk(KERN_INFO "kprint_test legacy printk %d\n", i);
+		if (!(i % 256))
+			cond_resched();
+	}
+	return 0;
+}
+
+#define KPRINT_TEST_PARAM(name, desc)					\
+	static const struct kernel_param_ops kprint_test_##name##_ops = { \
+		.set = kprint_test_set_##name,				\
+	};								\
+	module_param_cb(name, &kprint_test_##name##_ops, NULL, 0200);	\
+	MODULE_PARM_DESC(name, desc)
+
+KPRINT_TEST_PARAM(emit, "Write N: emit the whole table N times");
+KPRINT_TEST_PARAM(reference,
+		  "Write N: printk each table entry N times as \"kprint_test ref <i>: ...\"");
+KPRINT_TEST_PARAM(flood, "Write N: emit N \"kprint_test flood %u\" records");
+KPRINT_TEST_PARAM(flood_cpus,
+		  "Write N: emit N records on every online CPU concurrently");
+KPRINT_TEST_PARAM(block, "Write N: flush a block of N lines");
+KPRINT_TEST_PARAM(block_abort, "Write N: abort a block of N lines");
+KPRINT_TEST_PARAM(emit_irq,
+		  "Write N: N records and a block of N lines from hard irq context");
+KPRINT_TEST_PARAM(printk, "Write N: N legacy printk() calls");
+
+static int __init kprint_test_init(void)
+{
+	int i;
+
+	for (i = 0; i < KPRINT_TEST_LONG_LEN; i++)
+		kprint_test_long[i] = 'a' + i % 26;
+	return 0;
+}
+
+static void __exit kprint_test_exit(void)
+{
+	irq_work_sync(&kprint_test_irq_work);
+}
+
+module_init(kprint_test_init);
+module_exit(kprint_test_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kprint test records");
