@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprint monitor: follow the records group, resyncing from the ring. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kprint.h"
+
+static volatile sig_atomic_t kprint_stop;
+
+static void kprint_monitor_signal(int sig)
+{
+	(void)sig;
+	kprint_stop = 1;
+}
+
+/* No SA_RESTART: poll() must return EINTR so the loop sees the flag. */
+static void kprint_monitor_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = kprint_monitor_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int kprint_monitor_loop(struct kpc_stream *st)
+{
+	struct pollfd pfd = { .fd = kpc_stream_fd(st), .events = POLLIN };
+	int err;
+
+	while (!kprint_stop) {
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		err = kpc_stream_process(st);
+		/* Live output: whoever reads our pipe should not wait for a full buffer. */
+		fflush(stdout);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int kprint_cmd_monitor(struct kprint_opts *o, int argc, char **argv)
+{
+	struct kprint_out out = { .opts = o };
+	struct kpc_stream_opts sopts = {
+		.record = kprint_out_record,
+		.event = kprint_out_event,
+		.ctx = &out,
+	};
+	struct kpc_stream *st;
+	int ret, err;
+
+	ret = kprint_parse(o, argc, argv, NULL, NULL);
+	if (ret)
+		return ret < 0 ? KPRINT_EXIT_OK : ret;
+	if (optind < argc) {
+		fprintf(stderr, "kprint: monitor takes no arguments ('%s')\n", argv[optind]);
+		return KPRINT_EXIT_USAGE;
+	}
+	sopts.rcvbuf = o->rcvbuf;
+	sopts.replay = o->has_from;
+	sopts.from = o->from;
+
+	err = kpc_stream_open(&sopts, &st);
+	if (err)
+		return kprint_fail(KPRINT_ACT_SUBSCRIBE, "subscribe", err, NULL);
+
+	kprint_monitor_signals();
+	err = kpc_stream_start(st);
+	if (err && err != -ECANCELED) {
+		ret = kprint_fail(KPRINT_ACT_READ, "read the ring", err, NULL);
+		goto out;
+	}
+	if (!err)
+		err = kprint_monitor_loop(st);
+	fflush(stdout);
+	if (err && err != -ECANCELED)
+		ret = kprint_fail(KPRINT_ACT_READ, "monitor", err, NULL);
+
+	if (kpc_stream_foreign(st))
+		fprintf(stderr, "kprint: ignored %" PRIu64 " netlink message(s) that did not come from the kernel\n",
+			kpc_stream_foreign(st));
+out:
+	kpc_stream_close(st);
+	return ret;
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprint stats: the module's counters. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "kprint.h"
+
+static int kprint_stats_print(const struct kprint_opts *o,
+			      const struct kpc_stats *st)
+{
+	unsigned int i;
+
+	if (o->json) {
+		struct json_object *obj = kpc_json_stats(st);
+		int err;
+
+		if (!obj)
+			return -ENOMEM;
+		err = kpc_json_print(stdout, obj);
+		json_object_put(obj);
+		return err;
+	}
+
+	for (i = 0; i < kpc_stats_nfields; i++) {
+		const struct kpc_stats_field *f = &kpc_stats_fields[i];
+
+		if (st->present & (1u << f->attr))
+			printf("%-14s %20" PRIu64 "\n", f->name, f->get(st));
+		else
+			printf("%-14s %20s\n", f->name, "-");
+	}
+	return 0;
+}
+
+int kprint_cmd_stats(struct kprint_opts *o, int argc, char **argv)
+{
+	struct kpc_sock_opts sopts = { 0 };
+	struct kpc_stats st;
+	struct kpc_sock *ks;
+	int ret, err;
+
+	ret = kprint_parse(o, argc, argv, NULL, NULL);
+	if (ret)
+		return ret < 0 ? KPRINT_EXIT_OK : ret;
+	if (optind < argc) {
+		fprintf(stderr, "kprint: stats takes no arguments ('%s')\n", argv[optind]);
+		return KPRINT_EXIT_USAGE;
+	}
+
+	err = kpc_sock_open(&sopts, &ks);
+	if (err)
+		return kprint_fail(KPRINT_ACT_READ, "stats", err, NULL);
+
+	err = kpc_stats_get(ks, &st);
+	if (!err)
+		err = kprint_stats_print(o, &st);
+	if (err)
+		ret = kprint_fail(KPRINT_ACT_READ, "stats", err, kpc_sock_extack(ks));
+
+	kpc_sock_close(ks);
+	return ret;
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint - read, follow and inject structured kernel messages.
+ *
+ * main() handles the global options and dispatches to a command; a command
+ * parses its own options (plus the global ones, which may come after the
+ * command name too) and returns an exit status.
+ */
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kprint.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct kprint_command {
+	const char *name;
+	int (*run)(struct kprint_opts *o, int argc, char **argv);
+};
+
+/* New commands (e.g. "formats") go here and in kprint_usage(). */
+static const struct kprint_command kprint_commands[] = {
+	{ "monitor",	kprint_cmd_monitor },
+	{ "dump",	kprint_cmd_dump },
+	{ "stats",	kprint_cmd_stats },
+	{ "emit",	kprint_cmd_emit },
+};
+
+static const struct option kprint_global_options[] = {
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "json",		no_argument,		NULL, KPRINT_OPT_JSON },
+	{ "color",		optional_argument,	NULL, KPRINT_OPT_COLOR },
+	{ "colour",		optional_argument,	NULL, KPRINT_OPT_COLOR },
+	{ "level-color",	required_argument,	NULL, KPRINT_OPT_LEVEL_COLOR },
+	{ "level",		required_argument,	NULL, KPRINT_OPT_LEVEL },
+	{ "class",		required_argument,	NULL, KPRINT_OPT_CLASS },
+	{ "subsystem",		required_argument,	NULL, KPRINT_OPT_SUBSYSTEM },
+	{ "module",		required_argument,	NULL, KPRINT_OPT_MODULE },
+	{ "count",		required_argument,	NULL, KPRINT_OPT_COUNT },
+	{ "from",		required_argument,	NULL, KPRINT_OPT_FROM },
+	{ "rcvbuf",		required_argument,	NULL, KPRINT_OPT_RCVBUF },
+};
+
+void kprint_usage(FILE *out)
+{
+	fputs(
+"Usage: kprint [OPTIONS] COMMAND [OPTIONS] [ARGS]\n"
+"\n"
+"Read, follow and inject kprint records: structured kernel messages from\n"
+"the kprint module's generic netlink family \"kprint\".\n"
+"\n"
+"Commands:\n"
+"  monitor [--from SEQ] [--count N]   follow new records live (with --from,\n"
+"                                     replay the ring from SEQ first); lost\n"
+"                                     records are re-read from the ring, and\n"
+"                                     what the ring no longer has is reported\n"
+"  dump [--from SEQ] [--count N]      print the ring, like dmesg; with --from,\n"
+"                                     report records already overwritten\n"
+"  stats                              the module's counters\n"
+"  emit --level L [--class C] [--subsystem S] FORMAT [ARG...]\n"
+"                                     inject a record (each ARG is one %-conversion\n"
+"                                     of FORMAT, already rendered); prints its seq\n"
+"\n"
+"Options (before or after the command):\n"
+"  --json                 one JSON object per line (schema/record.schema.json);\n"
+"                         lost records as {\"lost\": N, \"reason\": ...} lines\n"
+"  --color[=WHEN]         WHEN is auto (default: on a terminal, TERM not dumb,\n"
+"                         NO_COLOR unset), always or never\n"
+"  --level-color LEVEL=SPEC\n"
+"                         color of a level (repeatable); SPEC is words\n"
+"                         (bold,red  yellow  blue,bg-white  bright-cyan  default)\n"
+"                         or a VGA attribute byte (0x17: gray on blue)\n"
+"  --level LEVELS         only these levels: emerg alert crit err warn notice\n"
+"                         info debug; \"err\" exactly, \"err+\" err or more severe;\n"
+"                         comma-separated lists and repeats add up\n"
+"  --class CLASSES        only these classes: none detected registered setting\n"
+"                         copyright (comma-separated)\n"
+"  --subsystem S          only records of subsystem S\n"
+"  --module M             only records of module M\n"
+"  --count N              stop after N records (after filtering)\n"
+"  --from SEQ             start at sequence number SEQ\n"
+"  --rcvbuf BYTES         monitor's socket receive buffer (default 4 MiB)\n"
+"  -v, --verbose          also report recovered gaps and overruns\n"
+"  -h, --help             this help\n"
+"  -V, --version          the version\n"
+"\n"
+"Text lines: [seconds.micros] level subsystem: text  (CLOCK_MONOTONIC, like\n"
+"dmesg); control bytes, invalid UTF-8 and backslashes are escaped (\\xNN, \\\\).\n"
+"\n"
+"Privileges (as for the kernel log): dump and stats need CAP_SYSLOG or\n"
+"CAP_SYS_ADMIN, monitor needs CAP_SYS_ADMIN, emit needs CAP_NET_ADMIN.\n"
+"\n"
+"Exit status:\n"
+"  0  success (also monitor ended by --count, SIGINT or SIGTERM)\n"
+"  1  an operation failed (the kernel's reason is printed)\n"
+"  2  usage error\n"
+"  3  the kprint module is not loaded (no generic netlink family \"kprint\")\n"
+"  4  permission denied (missing capability)\n",
+	      out);
+}
+
+static void kprint_version(void)
+{
+	printf("kprint %s (kprint generic netlink family version %d)\n",
+	       KPRINT_VERSION, KPRINT_GENL_VERSION);
+}
+
+bool kprint_parse_u64(const char *arg, uint64_t *val)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull() would take "-1" as 2^64-1. */
+	if (arg[0] < '0' || arg[0] > '9')
+		return false;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end)
+		return false;
+	*val = v;
+	return true;
+}
+
+static int kprint_usage_error(const char *fmt, const char *arg)
+{
+	fputs("kprint: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'kprint --help'.\n", stderr);
+	return KPRINT_EXIT_USAGE;
+}
+
+static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
+{
+	uint64_t val;
+
+	switch (opt) {
+	case 'h':
+		kprint_usage(stdout);
+		return -1;
+	case 'V':
+		kprint_version();
+		return -1;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case KPRINT_OPT_JSON:
+		o->json = true;
+		return 0;
+	case KPRINT_OPT_COLOR:
+		if (!arg || !strcmp(arg, "always"))
+			o->color = KPRINT_COLOR_ALWAYS;
+		else if (!strcmp(arg, "auto"))
+			o->color = KPRINT_COLOR_AUTO;
+		else if (!strcmp(arg, "never"))
+			o->color = KPRINT_COLOR_NEVER;
+		else
+			return kprint_usage_error("--color takes auto, always or never, not '%s'", arg);
+		return 0;
+	case KPRINT_OPT_LEVEL_COLOR:
+		if (kpc_text_set_level_color(&o->text, arg))
+			return kprint_usage_error("bad --level-color '%s' (want LEVEL=SPEC, e.g. err=bold,red or warn=0x0e)", arg);
+		return 0;
+	case KPRINT_OPT_LEVEL:
+		if (kpc_filter_parse_levels(arg, &o->filter.levels))
+			return kprint_usage_error("bad --level '%s' (want e.g. err, err+ or warn,info)", arg);
+		return 0;
+	case KPRINT_OPT_CLASS:
+		if (kpc_filter_parse_classes(arg, &o->filter.classes))
+			return kprint_usage_error("bad --class '%s' (none, detected, registered, setting, copyright)", arg);
+		return 0;
+	case KPRINT_OPT_SUBSYSTEM:
+		o->filter.subsystem = arg;
+		return 0;
+	case KPRINT_OPT_MODULE:
+		o->filter.module = arg;
+		return 0;
+	case KPRINT_OPT_COUNT:
+		if (!kprint_parse_u64(arg, &o->count) || !o->count)
+			return kprint_usage_error("--count wants a positive number, not '%s'", arg);
+		return 0;
+	case KPRINT_OPT_FROM:
+		if (!kprint_parse_u64(arg, &o->from))
+			return kprint_usage_error("--from wants a sequence number, not '%s'", arg);
+		o->has_from = true;
+		return 0;
+	case KPRINT_OPT_RCVBUF:
+		if (!kprint_parse_u64(arg, &val) || !val || val > INT32_MAX)
+			return kprint_usage_error("--rcvbuf wants a size in bytes, not '%s'", arg);
+		o->rcvbuf = val;
+		return 0;
+	default:
+		/* getopt_long() already said what was wrong. */
+		fputs("Try 'kprint --help'.\n", stderr);
+		return KPRINT_EXIT_USAGE;
+	}
+}
+
+static bool kprint_want_color(enum kprint_color_mode mode)
+{
+	const char *term = getenv("TERM"), *no_color = getenv("NO_COLOR");
+
+	switch (mode) {
+	case KPRINT_COLOR_ALWAYS:
+		return true;
+	case KPRINT_COLOR_NEVER:
+		return false;
+	case KPRINT_COLOR_AUTO:
+		break;
+	}
+	/* https://no-color.org: set and not empty means no color. */
+	if (no_color && *no_color)
+		return false;
+	return isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb");
+}
+
+int kprint_parse(struct kprint_opts *o, int argc, char **argv,
+		 const struct option *extra,
+		 int (*handle)(struct kprint_opts *o, int opt, const char *arg))
+{
+	struct option longopts[16 + ARRAY_SIZE(kprint_global_options) + 1];
+	unsigned int n = 0, i;
+	int opt, ret;
+
+	/* The command's first: getopt_long() takes the first exact match. */
+	for (i = 0; extra && extra[i].name && i < 16; i++)
+		longopts[n++] = extra[i];
+	for (i = 0; i < ARRAY_SIZE(kprint_global_options); i++)
+		longopts[n++] = kprint_global_options[i];
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+
+	/* '+': stop at the first operand (the command, or emit's FORMAT). */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+" KPRINT_GLOBAL_SHORTOPTS,
+				  longopts, NULL)) != -1) {
+		if (opt >= KPRINT_OPT_PRIVATE && handle)
+			ret = handle(o, opt, optarg);
+		else
+			ret = kprint_global_opt(o, opt, optarg);
+		if (ret)
+			return ret;
+	}
+	/* Decided again after each parse: the last options seen count. */
+	o->text.color = !o->json && kprint_want_color(o->color);
+	return 0;
+}
+
+int kprint_fail(enum kprint_action action, const char *what, int err,
+		const char *extack)
+{
+	static const char *const needs[] = {
+		[KPRINT_ACT_SUBSCRIBE] = "subscribing to kprint records needs CAP_SYS_ADMIN (like reading the kernel log)",
+		[KPRINT_ACT_READ] = "reading kprint records needs CAP_SYSLOG or CAP_SYS_ADMIN (like dmesg)",
+		[KPRINT_ACT_EMIT] = "emitting kprint records needs CAP_NET_ADMIN",
+	};
+
+	switch (err) {
+	case -ENOENT:
+		fprintf(stderr, "kprint: the kprint module is not loaded (generic netlink family '%s' not found)\n",
+			KPRINT_GENL_NAME);
+		return KPRINT_EXIT_NOMODULE;
+	case -EPERM:
+	case -EACCES:
+		fprintf(stderr, "kprint: %s: %s\n", needs[action], strerror(-err));
+		return KPRINT_EXIT_PERM;
+	case -EPROTO:
+		fprintf(stderr, "kprint: %s: the kprint family does not look like the one kprint %s knows (no '%s' group or no next_seq counter)\n",
+			what, KPRINT_VERSION, KPRINT_MCGRP_RECORDS);
+		return KPRINT_EXIT_ERROR;
+	}
+
+	fprintf(stderr, "kprint: %s: %s", what, strerror(-err));
+	if (extack && *extack) {
+		/* The kernel's words, but a terminal's safety comes first. */
+		fputs(": ", stderr);
+		kpc_text_escape(stderr, extack, false);
+	}
+	fputc('\n', stderr);
+	return KPRINT_EXIT_ERROR;
+}
+
+
+int main(int argc, char **argv)
+{
+	struct kprint_opts o = { .color = KPRINT_COLOR_AUTO };
+	const struct kprint_command *cmd = NULL;
+	const char *codeset;
+	bool utf8;
+	unsigned int i;
+	int ret;
+
+	setlocale(LC_CTYPE, "");
+	codeset = nl_langinfo(CODESET);
+	utf8 = codeset && !strcmp(codeset, "UTF-8");
+	kpc_text_init(&o.text, false, utf8);
+
+	ret = kprint_parse(&o, argc, argv, NULL, NULL);
+	if (ret)
+		return ret < 0 ? KPRINT_EXIT_OK : ret;
+	if (optind >= argc)
+		return kprint_usage_error("no command given%s", "");
+
+	for (i = 0; i < ARRAY_SIZE(kprint_commands); i++)
+		if (!strcmp(argv[optind], kprint_commands[i].name))
+			cmd = &kprint_commands[i];
+	if (!cmd)
+		return kprint_usage_error("unknown command '%s'", argv[optind]);
+
+	/* The command's argv starts with its name, as getopt expects. */
+	return cmd->run(&o, argc - optind, argv + optind);
+}

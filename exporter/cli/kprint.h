@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The kprint CLI: shared options, output and error reporting. */
+#ifndef KPRINT_H
+#define KPRINT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kpc.h"
+
+/* Exit statuses, as --help documents them. */
+enum {
+	KPRINT_EXIT_OK		= 0,
+	KPRINT_EXIT_ERROR	= 1,	/* the kernel or the system said no */
+	KPRINT_EXIT_USAGE	= 2,
+	KPRINT_EXIT_NOMODULE	= 3,	/* no kprint family here */
+	KPRINT_EXIT_PERM	= 4,	/* missing capability */
+};
+
+enum kprint_color_mode {
+	KPRINT_COLOR_AUTO,
+	KPRINT_COLOR_ALWAYS,
+	KPRINT_COLOR_NEVER,
+};
+
+struct kprint_opts {
+	bool json;
+	bool verbose;
+	enum kprint_color_mode color;
+	struct kpc_text_opts text;
+	struct kpc_filter filter;
+	uint64_t count;			/* stop after this many records; 0: never */
+	uint64_t from;
+	bool has_from;
+	int rcvbuf;
+};
+
+/* What the user was doing, to say which privilege it takes. */
+enum kprint_action {
+	KPRINT_ACT_SUBSCRIBE,
+	KPRINT_ACT_READ,
+	KPRINT_ACT_EMIT,
+};
+
+/*
+ * Say why an operation failed, as helpfully as the errno allows, and
+ * return the exit status for it.  extack: the kernel's message, or NULL.
+ */
+int kprint_fail(enum kprint_action action, const char *what, int err,
+		const char *extack);
+
+/* Options shared by every command, for the commands' getopt tables. */
+#define KPRINT_GLOBAL_SHORTOPTS	"hVv"
+enum {
+	KPRINT_OPT_JSON = 0x100,
+	KPRINT_OPT_COLOR,
+	KPRINT_OPT_LEVEL_COLOR,
+	KPRINT_OPT_LEVEL,
+	KPRINT_OPT_CLASS,
+	KPRINT_OPT_SUBSYSTEM,
+	KPRINT_OPT_MODULE,
+	KPRINT_OPT_COUNT,
+	KPRINT_OPT_FROM,
+	KPRINT_OPT_RCVBUF,
+	/* Command-private options start here. */
+	KPRINT_OPT_PRIVATE = 0x200,
+};
+
+/*
+ * getopt_long() over the global options plus a command's own (extra, may
+ * be NULL).  For each option of the command's own, handle() is called;
+ * it returns 0 or an exit status.  Leaves optind at the first operand.
+ * Returns 0, or an exit status to end with (-1 for a clean exit, after
+ * --help or --version).
+ */
+int kprint_parse(struct kprint_opts *o, int argc, char **argv,
+		 const struct option *extra,
+		 int (*handle)(struct kprint_opts *o, int opt, const char *arg));
+
+/* An unsigned decimal number; false when arg is not one. */
+bool kprint_parse_u64(const char *arg, uint64_t *val);
+
+void kprint_usage(FILE *out);
+
+/* Output: records and loss events in the chosen format. */
+struct kprint_out {
+	const struct kprint_opts *opts;
+	uint64_t shown;			/* records that passed the filter */
+};
+
+/* kpc_record_fn: filter, print, stop with -ECANCELED after --count. */
+int kprint_out_record(const struct kpc_record *rec, void *ctx);
+/* kpc_event_fn: losses to stderr (and stdout in JSON), the rest with -v. */
+int kprint_out_event(const struct kpc_event *ev, void *ctx);
+
+/* The commands. */
+int kprint_cmd_monitor(struct kprint_opts *o, int argc, char **argv);
+int kprint_cmd_dump(struct kprint_opts *o, int argc, char **argv);
+int kprint_cmd_stats(struct kprint_opts *o, int argc, char **argv);
+int kprint_cmd_emit(struct kprint_opts *o, int argc, char **argv);
+
+#endif /* KPRINT_H */

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Records and loss events to stdout/stderr, as text or JSON lines. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "kprint.h"
+
+int kprint_out_record(const struct kpc_record *rec, void *ctx)
+{
+	struct kprint_out *out = ctx;
+	const struct kprint_opts *o = out->opts;
+	int err;
+
+	/* Filtered records still count for sequence tracking, not for --count. */
+	if (!kpc_filter_match(&o->filter, rec))
+		return 0;
+
+	if (o->json) {
+		struct json_object *obj = kpc_json_record(rec);
+
+		if (!obj)
+			return -ENOMEM;
+		err = kpc_json_print(stdout, obj);
+		json_object_put(obj);
+	} else {
+		err = kpc_text_print(stdout, &o->text, rec);
+	}
+	if (err)
+		return err;
+
+	out->shown++;
+	return o->count && out->shown >= o->count ? -ECANCELED : 0;
+}
+
+static const char *kprint_lost_why(const struct kpc_event *ev)
+{
+	if (ev->reason == KPC_LOST_MISSING)
+		return "the kernel skipped them and the ring does not have them";
+	switch (ev->cause) {
+	case KPC_CAUSE_START:
+		return "overwritten in the ring before the requested start was read";
+	case KPC_CAUSE_OVERRUN:
+		return "overwritten in the ring while our socket buffer overran";
+	case KPC_CAUSE_GAP:
+		return "overwritten in the ring before notifications caught up";
+	}
+	return "unknown";
+}
+
+static int kprint_out_lost(const struct kprint_opts *o, const struct kpc_event *ev)
+{
+	fprintf(stderr, "kprint: lost %" PRIu64 " record%s (seq %" PRIu64 "..%" PRIu64 "): %s\n",
+		ev->count, ev->count == 1 ? "" : "s", ev->first_seq,
+		ev->last_seq, kprint_lost_why(ev));
+
+	if (o->json) {
+		struct json_object *obj = kpc_json_lost(ev);
+		int err;
+
+		if (!obj)
+			return -ENOMEM;
+		err = kpc_json_print(stdout, obj);
+		json_object_put(obj);
+		return err;
+	}
+	return 0;
+}
+
+int kprint_out_event(const struct kpc_event *ev, void *ctx)
+{
+	struct kprint_out *out = ctx;
+	const struct kprint_opts *o = out->opts;
+
+	switch (ev->kind) {
+	case KPC_EVENT_LOST:
+		/* Keep the order of stdout and stderr sensible on a terminal. */
+		fflush(stdout);
+		return kprint_out_lost(o, ev);
+	case KPC_EVENT_MALFORMED:
+		fprintf(stderr, "kprint: skipped %" PRIu64 " malformed record%s from the kernel\n",
+			ev->count, ev->count == 1 ? "" : "s");
+		return 0;
+	case KPC_EVENT_GAP:
+		if (o->verbose)
+			fprintf(stderr, "kprint: notifications skipped seq %" PRIu64 "..%" PRIu64 ", reading them from the ring\n",
+				ev->first_seq, ev->last_seq);
+		return 0;
+	case KPC_EVENT_OVERRUN:
+		if (o->verbose)
+			fprintf(stderr, "kprint: socket receive buffer overran, reading missed records from the ring\n");
+		return 0;
+	}
+	return 0;
+}

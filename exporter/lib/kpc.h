@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libkpc, the kprint client library: everything a kprint reader needs.
+ *
+ *	kpc_sock	a generic netlink socket for the kprint family
+ *	kpc_record	one record, decoded; level and class names; format ids
+ *	kpc_ops		dump, stats, emit
+ *	kpc_tracker	sequence tracking and resync decisions (no I/O)
+ *	kpc_stream	a live subscriber that resyncs from the ring
+ *	kpc_filter	level/class/subsystem/module filters
+ *	kpc_json	records and events as JSON
+ *	kpc_text	records as dmesg-like lines, colors, safe escaping
+ *	kpc_utf8	UTF-8 validation
+ *
+ * Functions return 0 (or a count) on success and a negative errno on
+ * failure.  Nothing is thread-safe: give each thread its own sockets and
+ * streams.
+ */
+#ifndef KPC_H
+#define KPC_H
+
+#include "kpc_sock.h"
+#include "kpc_record.h"
+#include "kpc_ops.h"
+#include "kpc_tracker.h"
+#include "kpc_stream.h"
+#include "kpc_filter.h"
+#include "kpc_json.h"
+#include "kpc_text.h"
+#include "kpc_utf8.h"
+
+#endif /* KPC_H */

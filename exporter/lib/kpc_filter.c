@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpc_filter.h"
+
+/* Call parse_one for each comma-separated item of spec. */
+static int kpc_filter_each(const char *spec, uint32_t *mask,
+			   int (*parse_one)(char *item, uint32_t *mask))
+{
+	char *copy, *item, *save = NULL;
+	int err = 0;
+
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	if (!*copy)
+		err = -EINVAL;
+	for (item = strtok_r(copy, ",", &save); item && !err;
+	     item = strtok_r(NULL, ",", &save))
+		err = parse_one(item, mask);
+	free(copy);
+	return err;
+}
+
+static int kpc_filter_level_one(char *item, uint32_t *mask)
+{
+	size_t len = strlen(item);
+	bool or_worse = len && item[len - 1] == '+';
+	int level;
+
+	if (or_worse)
+		item[len - 1] = '\0';
+	level = kpc_level_parse(item);
+	if (level < 0)
+		return level;
+	/* Lower numbers are more severe: "err+" is emerg..err. */
+	*mask |= or_worse ? (2u << level) - 1 : 1u << level;
+	return 0;
+}
+
+int kpc_filter_parse_levels(const char *spec, uint32_t *mask)
+{
+	return kpc_filter_each(spec, mask, kpc_filter_level_one);
+}
+
+static int kpc_filter_class_one(char *item, uint32_t *mask)
+{
+	int class = kpc_class_parse(item);
+
+	if (class < 0)
+		return class;
+	*mask |= 1u << class;
+	return 0;
+}
+
+int kpc_filter_parse_classes(const char *spec, uint32_t *mask)
+{
+	return kpc_filter_each(spec, mask, kpc_filter_class_one);
+}
+
+bool kpc_filter_match(const struct kpc_filter *f, const struct kpc_record *rec)
+{
+	if (f->levels && !(f->levels & (1u << rec->level)))
+		return false;
+	if (f->classes && !(f->classes & (1u << rec->class)))
+		return false;
+	if (f->subsystem && strcmp(f->subsystem, rec->subsystem))
+		return false;
+	if (f->module && strcmp(f->module, rec->module))
+		return false;
+	return true;
+}

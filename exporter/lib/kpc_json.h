@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records, loss events and counters as json-c objects, in the shape of
+ * schema/record.schema.json.  Every string is made valid UTF-8 first
+ * (ill-formed bytes become U+FFFD): json-c passes bytes through, and
+ * RFC 8259 text must be UTF-8.
+ */
+#ifndef KPC_JSON_H
+#define KPC_JSON_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "kpc_ops.h"
+#include "kpc_record.h"
+#include "kpc_tracker.h"
+
+/* NULL when out of memory.  Release with json_object_put(). */
+struct json_object *kpc_json_record(const struct kpc_record *rec);
+
+/*
+ * A KPC_EVENT_LOST event:
+ * {"lost": N, "reason": "overwritten"|"missing",
+ *  "cause": "start"|"gap"|"overrun", "first_seq": A, "last_seq": B}
+ */
+struct json_object *kpc_json_lost(const struct kpc_event *ev);
+
+/* The counters the kernel sent, by kpc_stats_fields names. */
+struct json_object *kpc_json_stats(const struct kpc_stats *st);
+
+/* A json-c string holding s made valid UTF-8. */
+struct json_object *kpc_json_string(const char *s);
+
+/* obj on one line (no escaped slashes, no spaces) and a newline. */
+int kpc_json_print(FILE *out, struct json_object *obj);
+
+#endif /* KPC_JSON_H */

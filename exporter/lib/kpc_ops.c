@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/genl/genl.h>
+
+#include "kpc_ops.h"
+
+#define KPC_STATS_GETTER(field)						\
+	static uint64_t kpc_stats_get_##field(const struct kpc_stats *st) \
+	{ return st->field; }
+
+KPC_STATS_GETTER(records)
+KPC_STATS_GETTER(overwritten)
+KPC_STATS_GETTER(dropped)
+KPC_STATS_GETTER(truncated)
+KPC_STATS_GETTER(ring_bytes)
+KPC_STATS_GETTER(ring_records)
+KPC_STATS_GETTER(first_seq)
+KPC_STATS_GETTER(next_seq)
+KPC_STATS_GETTER(mcast_sent)
+KPC_STATS_GETTER(mcast_failed)
+KPC_STATS_GETTER(mcast_skipped)
+
+#define KPC_STATS_FIELD(field, attr) \
+	{ #field, KPRINT_STATS_A_##attr, kpc_stats_get_##field }
+
+const struct kpc_stats_field kpc_stats_fields[] = {
+	KPC_STATS_FIELD(records, RECORDS),
+	KPC_STATS_FIELD(overwritten, OVERWRITTEN),
+	KPC_STATS_FIELD(dropped, DROPPED),
+	KPC_STATS_FIELD(truncated, TRUNCATED),
+	KPC_STATS_FIELD(ring_bytes, RING_BYTES),
+	KPC_STATS_FIELD(ring_records, RING_RECORDS),
+	KPC_STATS_FIELD(first_seq, FIRST_SEQ),
+	KPC_STATS_FIELD(next_seq, NEXT_SEQ),
+	KPC_STATS_FIELD(mcast_sent, MCAST_SENT),
+	KPC_STATS_FIELD(mcast_failed, MCAST_FAILED),
+	KPC_STATS_FIELD(mcast_skipped, MCAST_SKIPPED),
+};
+const unsigned int kpc_stats_nfields =
+	sizeof(kpc_stats_fields) / sizeof(kpc_stats_fields[0]);
+
+static struct nla_policy kpc_top_policy[KPRINT_A_MAX + 1] = {
+	[KPRINT_A_STATS]	= { .type = NLA_NESTED },
+	[KPRINT_A_SEQ]		= { .type = NLA_U64, .maxlen = 8 },
+};
+
+static uint64_t *kpc_stats_slot(struct kpc_stats *st, int attr)
+{
+	switch (attr) {
+	case KPRINT_STATS_A_RECORDS:		return &st->records;
+	case KPRINT_STATS_A_OVERWRITTEN:	return &st->overwritten;
+	case KPRINT_STATS_A_DROPPED:		return &st->dropped;
+	case KPRINT_STATS_A_TRUNCATED:		return &st->truncated;
+	case KPRINT_STATS_A_RING_BYTES:		return &st->ring_bytes;
+	case KPRINT_STATS_A_RING_RECORDS:	return &st->ring_records;
+	case KPRINT_STATS_A_FIRST_SEQ:		return &st->first_seq;
+	case KPRINT_STATS_A_NEXT_SEQ:		return &st->next_seq;
+	case KPRINT_STATS_A_MCAST_SENT:		return &st->mcast_sent;
+	case KPRINT_STATS_A_MCAST_FAILED:	return &st->mcast_failed;
+	case KPRINT_STATS_A_MCAST_SKIPPED:	return &st->mcast_skipped;
+	default:				return NULL;
+	}
+}
+
+int kpc_stats_decode(struct nlmsghdr *nlh, struct kpc_stats *st)
+{
+	struct nlattr *tb[KPRINT_A_MAX + 1], *nla;
+	int rem;
+
+	memset(st, 0, sizeof(*st));
+	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_top_policy) < 0)
+		return -EINVAL;
+	if (!tb[KPRINT_A_STATS])
+		return -EINVAL;
+
+	nla_for_each_nested(nla, tb[KPRINT_A_STATS], rem) {
+		uint64_t *slot = kpc_stats_slot(st, nla_type(nla));
+
+		if (!slot)
+			continue;	/* pad, or a counter newer than us */
+		if (nla_len(nla) != sizeof(uint64_t))
+			return -EINVAL;
+		*slot = nla_get_u64(nla);
+		st->present |= 1u << nla_type(nla);
+	}
+	return rem ? -EINVAL : 0;
+}
+
+struct kpc_stats_reply {
+	struct kpc_stats *st;
+	int err;
+	bool seen;
+};
+
+static int kpc_stats_cb(struct nlmsghdr *nlh, void *ctx)
+{
+	struct kpc_stats_reply *reply = ctx;
+
+	reply->seen = true;
+	reply->err = kpc_stats_decode(nlh, reply->st);
+	return reply->err;
+}
+
+int kpc_stats_get(struct kpc_sock *ks, struct kpc_stats *st)
+{
+	struct kpc_stats_reply reply = { .st = st };
+	struct nl_msg *msg;
+	int err;
+
+	msg = kpc_sock_msg(ks, KPRINT_CMD_STATS_GET, 0, 0);
+	if (!msg)
+		return -ENOMEM;
+	err = kpc_sock_request(ks, msg, kpc_stats_cb, &reply);
+	if (err)
+		return err;
+	return reply.seen ? 0 : -EBADMSG;
+}
+
+uint64_t kpc_stats_origin(const struct kpc_stats *st)
+{
+	uint32_t need = (1u << KPRINT_STATS_A_NEXT_SEQ) | (1u << KPRINT_STATS_A_RECORDS);
+
+	if ((st->present & need) != need || st->records > st->next_seq)
+		return 0;
+	return st->next_seq - st->records;
+}
+
+int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin)
+{
+	struct kpc_stats st;
+	int err;
+
+	err = kpc_stats_get(ks, &st);
+	if (err)
+		return err;
+	*origin = kpc_stats_origin(&st);
+	return 0;
+}
+
+struct kpc_dump_ctx {
+	kpc_record_fn fn;
+	void *ctx;
+	unsigned int malformed;
+};
+
+static int kpc_dump_cb(struct nlmsghdr *nlh, void *ctx)
+{
+	struct kpc_dump_ctx *dump = ctx;
+	int n;
+
+	n = kpc_record_decode_msg(nlh, dump->fn, dump->ctx, &dump->malformed);
+	if (n == -EBADMSG) {
+		dump->malformed++;
+		return 0;
+	}
+	return n < 0 ? n : 0;
+}
+
+int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
+	     unsigned int *malformed)
+{
+	struct kpc_dump_ctx dump = { .fn = fn, .ctx = ctx };
+	struct nl_msg *msg;
+	int err;
+
+	msg = kpc_sock_msg(ks, KPRINT_CMD_RECORD_GET, NLM_F_DUMP, 16);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64(msg, KPRINT_A_START_SEQ, from) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	err = kpc_sock_request(ks, msg, kpc_dump_cb, &dump);
+	if (malformed)
+		*malformed = dump.malformed;
+	return err;
+}
+
+struct kpc_emit_reply {
+	uint64_t seq;
+	bool seen;
+};
+
+static int kpc_emit_cb(struct nlmsghdr *nlh, void *ctx)
+{
+	struct kpc_emit_reply *reply = ctx;
+	struct nlattr *tb[KPRINT_A_MAX + 1];
+
+	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_top_policy) < 0 ||
+	    !tb[KPRINT_A_SEQ])
+		return -EBADMSG;
+	reply->seq = nla_get_u64(tb[KPRINT_A_SEQ]);
+	reply->seen = true;
+	return 0;
+}
+
+static size_t kpc_emit_size(const struct kpc_emit_req *req)
+{
+	size_t size = 4 * NLA_HDRLEN + 2 * sizeof(uint32_t);
+	unsigned int i;
+
+	size += NLA_ALIGN(strlen(req->format) + 1);
+	if (req->subsystem)
+		size += NLA_HDRLEN + NLA_ALIGN(strlen(req->subsystem) + 1);
+	for (i = 0; i < req->nargs; i++)
+		size += NLA_HDRLEN + NLA_ALIGN(strlen(req->args[i]) + 1);
+	return size;
+}
+
+int kpc_emit(struct kpc_sock *ks, const struct kpc_emit_req *req, uint64_t *seq)
+{
+	struct kpc_emit_reply reply = { 0 };
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	unsigned int i;
+	int err;
+
+	/* Sized to fit, so an over-long request reaches the kernel's checks. */
+	msg = kpc_sock_msg(ks, KPRINT_CMD_EMIT, 0, kpc_emit_size(req));
+	if (!msg)
+		return -ENOMEM;
+
+	nest = nla_nest_start(msg, KPRINT_A_RECORD);
+	if (!nest)
+		goto nla_put_failure;
+	if (nla_put_u32(msg, KPRINT_RECORD_A_LEVEL, req->level) < 0)
+		goto nla_put_failure;
+	if (req->class >= 0 &&
+	    nla_put_u32(msg, KPRINT_RECORD_A_CLASS, req->class) < 0)
+		goto nla_put_failure;
+	if (req->subsystem &&
+	    nla_put_string(msg, KPRINT_RECORD_A_SUBSYSTEM, req->subsystem) < 0)
+		goto nla_put_failure;
+	if (nla_put_string(msg, KPRINT_RECORD_A_FORMAT, req->format) < 0)
+		goto nla_put_failure;
+	for (i = 0; i < req->nargs; i++)
+		if (nla_put_string(msg, KPRINT_RECORD_A_ARG, req->args[i]) < 0)
+			goto nla_put_failure;
+	nla_nest_end(msg, nest);
+
+	err = kpc_sock_request(ks, msg, kpc_emit_cb, &reply);
+	if (err)
+		return err;
+	if (!reply.seen)
+		return -EBADMSG;
+	*seq = reply.seq;
+	return 0;
+
+nla_put_failure:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}

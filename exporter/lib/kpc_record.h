@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One kprint record as userspace sees it, decoded from a KPRINT_A_RECORD
+ * nest, plus the names of levels and classes.
+ */
+#ifndef KPC_RECORD_H
+#define KPC_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/kprint.h>
+
+struct nlattr;
+struct nlmsghdr;
+
+/*
+ * Strings point into the netlink message the record was decoded from and
+ * live as long as it does (for the length of a callback); use
+ * kpc_record_dup() to keep a record.  Optional strings that the kernel
+ * left out are "", never NULL.
+ */
+struct kpc_record {
+	uint64_t seq;
+	uint32_t level;			/* enum kprint_level */
+	uint32_t class;			/* enum kprint_class */
+	uint64_t ts_mono_ns;
+	uint64_t ts_real_ns;
+	uint32_t cpu;
+	uint32_t pid;
+	const char *comm;
+	const char *file;
+	uint32_t line;
+	const char *function;
+	const char *subsystem;
+	const char *module;
+	const char *format;
+	uint64_t format_id;
+	const char *args[KPRINT_ARGS_MAX];
+	unsigned int nargs;
+	const char *text;
+	uint64_t block_id;
+	uint32_t flags;			/* enum kprint_record_flags */
+};
+
+/* Return 0 to go on, a negative errno to stop the walk with that error. */
+typedef int (*kpc_record_fn)(const struct kpc_record *rec, void *ctx);
+
+/*
+ * Decode one KPRINT_A_RECORD nest.  Returns 0, or -EINVAL when a required
+ * attribute (SEQ, LEVEL, FORMAT, TEXT) is missing, one has the wrong size,
+ * a string is not NUL-terminated, has a NUL inside or exceeds its UAPI
+ * limit, an attribute repeats or the nest has trailing bytes; -E2BIG for
+ * more than KPRINT_ARGS_MAX args; -ERANGE for a level or class past the
+ * UAPI's enums.  Attributes newer than this library are ignored.
+ */
+int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec);
+
+/*
+ * Decode every KPRINT_A_RECORD of one generic netlink message (a dump reply
+ * or a notification may carry several) and call fn for each, in order.
+ * A malformed record is skipped and counted in *malformed.  Returns the
+ * number of records passed to fn, -EBADMSG when the message has no valid
+ * genl header, or fn's error.
+ */
+int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
+			  unsigned int *malformed);
+
+/* A self-contained copy (one allocation, free with kpc_record_free()). */
+struct kpc_record *kpc_record_dup(const struct kpc_record *rec);
+void kpc_record_free(struct kpc_record *rec);
+
+/* FNV-1a 64 of the format string's bytes, as the UAPI defines format ids. */
+uint64_t kpc_format_id(const char *fmt);
+
+/* "emerg" .. "debug" ("warn" for warning), NULL past the enum. */
+const char *kpc_level_name(unsigned int level);
+/* A level by name ("warning" and "warn" both work) or digit; -EINVAL. */
+int kpc_level_parse(const char *name);
+
+/* "none", "detected", "registered", "setting", "copyright"; NULL past. */
+const char *kpc_class_name(unsigned int class);
+int kpc_class_parse(const char *name);
+
+#endif /* KPC_RECORD_H */

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/kprint.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/errno.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+
+#include "kpc_sock.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+/*
+ * nl_recv() peeks at each datagram's size and grows its buffer to fit, so
+ * this only has to cover the common case without a second read.
+ */
+#define KPC_MSG_BUF_SIZE	(32 << 10)
+
+struct kpc_sock {
+	struct nl_sock *nl;
+	int family_id;
+	int rcvbuf;
+	uint64_t foreign;
+	char extack[KPC_EXTACK_MAX];
+};
+
+int kpc_nlerr_to_errno(int nlerr)
+{
+	switch (abs(nlerr)) {
+	case NLE_SUCCESS:		return 0;
+	case NLE_INTR:			return -EINTR;
+	case NLE_BAD_SOCK:		return -EBADF;
+	case NLE_AGAIN:			return -EAGAIN;
+	case NLE_NOMEM:			return -ENOMEM;
+	case NLE_EXIST:			return -EEXIST;
+	case NLE_INVAL:			return -EINVAL;
+	case NLE_RANGE:			return -ERANGE;
+	case NLE_MSGSIZE:		return -EMSGSIZE;
+	case NLE_OPNOTSUPP:		return -EOPNOTSUPP;
+	case NLE_AF_NOSUPPORT:		return -EAFNOSUPPORT;
+	case NLE_OBJ_NOTFOUND:		return -ENOENT;
+	case NLE_NOATTR:		return -ENOENT;
+	case NLE_MSG_TRUNC:		return -EMSGSIZE;
+	case NLE_NOADDR:		return -EADDRNOTAVAIL;
+	case NLE_SRCRT_NOSUPPORT:	return -EOPNOTSUPP;
+	case NLE_MSG_TOOSHORT:		return -EBADMSG;
+	case NLE_MSGTYPE_NOSUPPORT:	return -EOPNOTSUPP;
+	case NLE_OBJ_MISMATCH:		return -EINVAL;
+	case NLE_NOCACHE:		return -ENOENT;
+	case NLE_BUSY:			return -EBUSY;
+	case NLE_PROTO_MISMATCH:	return -EPROTONOSUPPORT;
+	case NLE_NOACCESS:		return -EACCES;
+	case NLE_PERM:			return -EPERM;
+	case NLE_PKTLOC_FILE:		return -ENOENT;
+	case NLE_PARSE_ERR:		return -EINVAL;
+	case NLE_NODEV:			return -ENODEV;
+	case NLE_IMMUTABLE:		return -EPERM;
+	case NLE_DUMP_INTR:		return -EINTR;
+	case NLE_ATTRSIZE:		return -ERANGE;
+	default:			return -EIO;
+	}
+}
+
+static struct nla_policy kpc_extack_policy[NLMSGERR_ATTR_MAX + 1] = {
+	[NLMSGERR_ATTR_MSG]		= { .type = NLA_STRING },
+	[NLMSGERR_ATTR_OFFS]		= { .type = NLA_U32 },
+	[NLMSGERR_ATTR_MISS_TYPE]	= { .type = NLA_U32 },
+};
+
+static void kpc_extack_parse(struct nlattr *head, int len, char *extack,
+			     size_t size)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, head, len, kpc_extack_policy) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(extack, size, "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	else if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		/* The kernel's policy said which attribute, but not in words. */
+		snprintf(extack, size, "missing attribute %u",
+			 nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
+}
+
+int kpc_nlmsg_status(struct nlmsghdr *nlh, char *extack, size_t len)
+{
+	size_t payload, tlv_off;
+	int error;
+
+	if (extack && len)
+		extack[0] = '\0';
+	if (nlh->nlmsg_len < NLMSG_HDRLEN)
+		return -EBADMSG;
+	payload = nlh->nlmsg_len - NLMSG_HDRLEN;
+
+	switch (nlh->nlmsg_type) {
+	case NLMSG_ERROR: {
+		struct nlmsgerr *e = nlmsg_data(nlh);
+
+		if (payload < sizeof(*e))
+			return -EBADMSG;
+		error = e->error;
+		tlv_off = sizeof(*e);
+		/* Unless capped, the request's payload is echoed before the TLVs. */
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
+		    e->msg.nlmsg_len > NLMSG_HDRLEN)
+			tlv_off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+		break;
+	}
+	case NLMSG_DONE:
+		/* A dump that failed part-way says so in NLMSG_DONE. */
+		if (payload < sizeof(error))
+			return 0;
+		memcpy(&error, nlmsg_data(nlh), sizeof(error));
+		tlv_off = sizeof(error);
+		break;
+	default:
+		return 1;
+	}
+
+	if (error > 0)
+		error = -error;
+	tlv_off = NLMSG_ALIGN(tlv_off);
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && extack && len &&
+	    tlv_off < payload)
+		kpc_extack_parse((struct nlattr *)((char *)nlmsg_data(nlh) + tlv_off),
+				 payload - tlv_off, extack, len);
+	return error;
+}
+
+/*
+ * The receive buffer is set before the socket is bound, so nothing is ever
+ * queued on a smaller one.  libnl cannot do that: nl_connect() sets 32 KiB,
+ * and nl_socket_set_buffer_size() before it fails (-NLE_BAD_SOCK, no fd
+ * yet).  So we create and bind the socket ourselves and hand it to libnl.
+ */
+static int kpc_sock_set_rcvbuf(struct kpc_sock *ks, int fd, int want)
+{
+	int got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want)) < 0)
+		return -errno;
+	/* The kernel doubles what it is given, for its own bookkeeping. */
+	if (!getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) && got / 2 < want) {
+		/* Capped at net.core.rmem_max; root may go past it. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want));
+		len = sizeof(got);
+		getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len);
+	}
+	ks->rcvbuf = got / 2;
+	return 0;
+}
+
+static int kpc_sock_connect(struct kpc_sock *ks, int rcvbuf)
+{
+	struct sockaddr_nl local = { .nl_family = AF_NETLINK };
+	int fd, err;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+
+	err = kpc_sock_set_rcvbuf(ks, fd, rcvbuf);
+	if (err)
+		goto err_close;
+
+	/* Port id 0: the kernel picks a free one. */
+	if (bind(fd, (struct sockaddr *)&local, sizeof(local)) < 0) {
+		err = -errno;
+		goto err_close;
+	}
+
+	err = nl_socket_set_fd(ks->nl, NETLINK_GENERIC, fd);
+	if (err < 0) {
+		err = kpc_nlerr_to_errno(err);
+		goto err_close;
+	}
+	return 0;
+
+err_close:
+	close(fd);
+	return err;
+}
+
+static void kpc_sock_set_options(struct kpc_sock *ks, int timeout_ms)
+{
+	int fd = nl_socket_get_fd(ks->nl), one = 1;
+
+	/*
+	 * Extended acks carry the kernel's error message; capped acks
+	 * leave out the echo of our request.  Kernels without them just
+	 * say less, so failures are ignored.
+	 */
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+
+	if (timeout_ms >= 0) {
+		struct timeval tv = {
+			.tv_sec = timeout_ms / 1000,
+			.tv_usec = (timeout_ms % 1000) * 1000,
+		};
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+
+	/* We build every header ourselves and match replies by sequence. */
+	nl_socket_disable_auto_ack(ks->nl);
+	nl_socket_enable_msg_peek(ks->nl);
+	nl_socket_set_msg_buf_size(ks->nl, KPC_MSG_BUF_SIZE);
+}
+
+static int kpc_sock_join(struct kpc_sock *ks, const char *family,
+			 const char *group)
+{
+	int grp, err;
+
+	grp = genl_ctrl_resolve_grp(ks->nl, family, group);
+	if (grp < 0)
+		return grp == -NLE_OBJ_NOTFOUND ? -EPROTO : kpc_nlerr_to_errno(grp);
+
+	err = nl_socket_add_membership(ks->nl, grp);
+	if (err < 0)
+		/* errno, not libnl's code: the CLI tells EPERM from the rest. */
+		return errno ? -errno : kpc_nlerr_to_errno(err);
+
+	/*
+	 * Notifications come unasked, with sequence number 0; our receive
+	 * loop does not check sequences, but anything that hands this socket
+	 * to nl_recvmsgs() must not either.
+	 */
+	nl_socket_disable_seq_check(ks->nl);
+	return 0;
+}
+
+int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
+{
+	const char *family = opts->family ? opts->family : KPRINT_GENL_NAME;
+	struct kpc_sock *ks;
+	int err;
+
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return -ENOMEM;
+
+	ks->nl = nl_socket_alloc();
+	if (!ks->nl) {
+		err = -ENOMEM;
+		goto err_socket_alloc;
+	}
+
+	/* On success the fd is libnl's: nl_socket_free() closes it. */
+	err = kpc_sock_connect(ks, opts->rcvbuf > 0 ? opts->rcvbuf :
+			       KPC_RCVBUF_DEFAULT);
+	if (err)
+		goto err_connect;
+
+	/* Resolve with the socket still blocking: libnl waits for the answer. */
+	ks->family_id = genl_ctrl_resolve(ks->nl, family);
+	if (ks->family_id < 0) {
+		err = kpc_nlerr_to_errno(ks->family_id);
+		goto err_setup;
+	}
+
+	if (opts->group) {
+		errno = 0;
+		err = kpc_sock_join(ks, family, opts->group);
+		if (err)
+			goto err_setup;
+	}
+
+	kpc_sock_set_options(ks, opts->timeout_ms ? opts->timeout_ms :
+			     KPC_TIMEOUT_MS_DEFAULT);
+
+	if (opts->nonblock) {
+		err = nl_socket_set_nonblocking(ks->nl);
+		if (err < 0) {
+			err = kpc_nlerr_to_errno(err);
+			goto err_setup;
+		}
+	}
+
+	*out = ks;
+	return 0;
+
+err_setup:
+	/* nl_socket_free() closes the fd, which also leaves any group. */
+err_connect:
+	nl_socket_free(ks->nl);
+err_socket_alloc:
+	free(ks);
+	return err;
+}
+
+void kpc_sock_close(struct kpc_sock *ks)
+{
+	if (!ks)
+		return;
+	nl_socket_free(ks->nl);
+	free(ks);
+}
+
+int kpc_sock_fd(const struct kpc_sock *ks)
+{
+	return nl_socket_get_fd(ks->nl);
+}
+
+int kpc_sock_family_id(const struct kpc_sock *ks)
+{
+	return ks->family_id;
+}
+
+int kpc_sock_rcvbuf(const struct kpc_sock *ks)
+{
+	return ks->rcvbuf;
+}
+
+const char *kpc_sock_extack(const struct kpc_sock *ks)
+{
+	return ks->extack;
+}
+
+uint64_t kpc_sock_foreign(const struct kpc_sock *ks)
+{
+	return ks->foreign;
+}
+
+struct nl_msg *kpc_sock_msg(struct kpc_sock *ks, uint8_t cmd, int flags,
+			    size_t payload)
+{
+	struct nl_msg *msg;
+
+	if (!(flags & NLM_F_DUMP))
+		flags |= NLM_F_ACK;
+
+	msg = payload ? nlmsg_alloc_size(NLMSG_HDRLEN + GENL_HDRLEN +
+					 NLMSG_ALIGN(payload)) : nlmsg_alloc();
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, ks->family_id, 0,
+			 flags, cmd, KPRINT_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/*
+ * One datagram from the socket.  Returns its length, 0 when nothing came
+ * (non-blocking, or the receive timeout), or -errno; datagrams that are
+ * not from the kernel are counted and dropped here, so nobody can inject
+ * records or fake replies by sending to our port.
+ */
+static int kpc_sock_read(struct kpc_sock *ks, unsigned char **buf)
+{
+	struct sockaddr_nl peer;
+	int n;
+
+	for (;;) {
+		memset(&peer, 0, sizeof(peer));
+		errno = 0;
+		n = nl_recv(ks->nl, &peer, buf, NULL);
+		if (n < 0)
+			/* libnl reports a socket overrun as "out of memory". */
+			return errno == ENOBUFS ? -ENOBUFS : kpc_nlerr_to_errno(n);
+		if (n == 0)
+			return 0;
+		if (peer.nl_pid == 0)
+			return n;
+		ks->foreign++;
+		free(*buf);
+	}
+}
+
+int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
+		     kpc_msg_fn fn, void *ctx)
+{
+	int err, cb_err = 0, n;
+	bool done = false;
+	uint32_t seq;
+
+	ks->extack[0] = '\0';
+	err = nl_send_auto(ks->nl, msg);
+	seq = nlmsg_hdr(msg)->nlmsg_seq;
+	nlmsg_free(msg);
+	if (err < 0)
+		return kpc_nlerr_to_errno(err);
+
+	err = 0;
+	while (!done) {
+		unsigned char *buf;
+		struct nlmsghdr *nlh;
+
+		n = kpc_sock_read(ks, &buf);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -ETIMEDOUT;
+
+		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n);
+		     nlh = nlmsg_next(nlh, &n)) {
+			int status;
+
+			/* Left over from a request we gave up on. */
+			if (nlh->nlmsg_seq != seq)
+				continue;
+			status = kpc_nlmsg_status(nlh, ks->extack, sizeof(ks->extack));
+			if (status <= 0) {
+				err = status;
+				done = true;
+				break;
+			}
+			if (nlh->nlmsg_type != ks->family_id)
+				continue;
+			if (!cb_err && fn)
+				cb_err = fn(nlh, ctx);
+		}
+		free(buf);
+	}
+	return err ? err : cb_err;
+}
+
+int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx)
+{
+	struct nlmsghdr *nlh;
+	unsigned char *buf;
+	int n, err = 0;
+
+	n = kpc_sock_read(ks, &buf);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -EAGAIN;
+
+	for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n);
+	     nlh = nlmsg_next(nlh, &n)) {
+		if (nlh->nlmsg_type != ks->family_id)
+			continue;
+		err = fn(nlh, ctx);
+		if (err)
+			break;
+	}
+	free(buf);
+	return err;
+}

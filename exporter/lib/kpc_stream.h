@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A live subscriber to the "records" group that never silently loses a
+ * record: a kpc_tracker fed by notifications, resyncing through a second
+ * socket that dumps the ring.
+ *
+ * Typical use, from a poll() loop (the CLI's monitor, the exporter):
+ *
+ *	kpc_stream_open(&opts, &st);	joins the group (CAP_SYS_ADMIN)
+ *	kpc_stream_start(st);		where to start (CAP_SYSLOG)
+ *	poll on kpc_stream_fd(st), then kpc_stream_process(st), repeat
+ *	kpc_stream_close(st);
+ *
+ * Callbacks may return -ECANCELED to stop; it comes back from
+ * kpc_stream_start()/kpc_stream_process() and the stream stays usable.
+ */
+#ifndef KPC_STREAM_H
+#define KPC_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kpc_tracker.h"
+
+struct kpc_stream;
+
+struct kpc_stream_opts {
+	int rcvbuf;		/* the subscription's receive buffer; 0: default */
+	bool replay;		/* start at seq from (the ring first), not now */
+	uint64_t from;
+	kpc_record_fn record;	/* each record, once, in sequence order */
+	kpc_event_fn event;	/* gaps, overruns, losses; may be NULL */
+	void *ctx;
+};
+
+/*
+ * Open both sockets and join the group: records from here on are queued.
+ * -ENOENT: no kprint family; -EPERM/-EACCES: may not join.
+ */
+int kpc_stream_open(const struct kpc_stream_opts *opts, struct kpc_stream **out);
+
+/*
+ * Anchor the stream: at the kernel's next_seq (records already queued
+ * older than that are dropped), or, with opts->replay, at opts->from,
+ * delivering what the ring has from there.  Needs the right to read the
+ * ring; -EPERM otherwise.
+ */
+int kpc_stream_start(struct kpc_stream *st);
+
+int kpc_stream_fd(const struct kpc_stream *st);
+
+/*
+ * Handle what is pending on the socket (a bounded number of datagrams, so
+ * a flood cannot starve the caller's loop), resyncing as needed.  Returns
+ * 0 (also when nothing was pending) or -errno.
+ */
+int kpc_stream_process(struct kpc_stream *st);
+
+const struct kpc_tracker *kpc_stream_tracker(const struct kpc_stream *st);
+/* Datagrams dropped because they did not come from the kernel. */
+uint64_t kpc_stream_foreign(const struct kpc_stream *st);
+int kpc_stream_rcvbuf(const struct kpc_stream *st);
+
+void kpc_stream_close(struct kpc_stream *st);
+
+#endif /* KPC_STREAM_H */

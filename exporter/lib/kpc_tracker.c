@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "kpc_tracker.h"
+
+static int kpc_tracker_emit(struct kpc_tracker *t, const struct kpc_event *ev)
+{
+	return t->event ? t->event(ev, t->ctx) : 0;
+}
+
+void kpc_tracker_anchor(struct kpc_tracker *t, uint64_t next)
+{
+	t->next = next;
+	t->anchored = true;
+}
+
+static int kpc_tracker_deliver(struct kpc_tracker *t, const struct kpc_record *rec)
+{
+	t->next = rec->seq + 1;
+	t->delivered++;
+	return t->deliver(rec, t->ctx);
+}
+
+/* Records [t->next, seq) will never be seen: say so, and move past them. */
+static int kpc_tracker_lose(struct kpc_tracker *t, uint64_t seq,
+			    enum kpc_lost_reason reason)
+{
+	struct kpc_event ev = {
+		.kind = KPC_EVENT_LOST,
+		.count = seq - t->next,
+		.first_seq = t->next,
+		.last_seq = seq - 1,
+		.reason = reason,
+		.cause = t->cause,
+	};
+
+	t->lost += ev.count;
+	t->next = seq;
+	return kpc_tracker_emit(t, &ev);
+}
+
+/* A record from the ring, during a resync. */
+static int kpc_tracker_dump_cb(const struct kpc_record *rec, void *ctx)
+{
+	struct kpc_tracker *t = ctx;
+	int err;
+
+	if (!t->anchored)
+		kpc_tracker_anchor(t, rec->seq);
+	if (rec->seq < t->next) {
+		t->duplicates++;
+		return 0;
+	}
+	if (rec->seq > t->next) {
+		/* The ring starts (or jumps) past what we wanted. */
+		err = kpc_tracker_lose(t, rec->seq, KPC_LOST_OVERWRITTEN);
+		if (err)
+			return err;
+	}
+	return kpc_tracker_deliver(t, rec);
+}
+
+int kpc_tracker_malformed(struct kpc_tracker *t, unsigned int count)
+{
+	struct kpc_event ev = {
+		.kind = KPC_EVENT_MALFORMED,
+		.count = count,
+	};
+
+	if (!count)
+		return 0;
+	t->malformed += count;
+	return kpc_tracker_emit(t, &ev);
+}
+
+int kpc_tracker_resync(struct kpc_tracker *t, enum kpc_cause cause)
+{
+	unsigned int malformed = 0;
+	int err, err2;
+
+	t->resyncs++;
+	t->cause = cause;
+	err = t->dump(t->dump_ctx, t->anchored ? t->next : 0,
+		      kpc_tracker_dump_cb, t, &malformed);
+	err2 = kpc_tracker_malformed(t, malformed);
+	return err ? err : err2;
+}
+
+int kpc_tracker_record(struct kpc_tracker *t, const struct kpc_record *rec)
+{
+	struct kpc_event gap;
+	int err;
+
+	if (!t->anchored)
+		kpc_tracker_anchor(t, rec->seq);
+	if (rec->seq < t->next) {
+		/* Already delivered by a resync (or older than our start). */
+		t->duplicates++;
+		return 0;
+	}
+	if (rec->seq > t->next) {
+		gap = (struct kpc_event) {
+			.kind = KPC_EVENT_GAP,
+			.count = rec->seq - t->next,
+			.first_seq = t->next,
+			.last_seq = rec->seq - 1,
+		};
+		t->gaps++;
+		err = kpc_tracker_emit(t, &gap);
+		if (err)
+			return err;
+		err = kpc_tracker_resync(t, KPC_CAUSE_GAP);
+		if (err)
+			return err;
+		/* The dump normally delivered this record too. */
+		if (rec->seq < t->next) {
+			t->duplicates++;
+			return 0;
+		}
+		/*
+		 * Still short of it: the ring never had the records in
+		 * between.  Another dump would not find them either.
+		 */
+		if (rec->seq > t->next) {
+			err = kpc_tracker_lose(t, rec->seq, KPC_LOST_MISSING);
+			if (err)
+				return err;
+		}
+	}
+	return kpc_tracker_deliver(t, rec);
+}
+
+int kpc_tracker_overrun(struct kpc_tracker *t)
+{
+	struct kpc_event ev = { .kind = KPC_EVENT_OVERRUN };
+	int err;
+
+	t->overruns++;
+	err = kpc_tracker_emit(t, &ev);
+	if (err)
+		return err;
+	/* Not anchored yet: there is no "missed" to recover. */
+	if (!t->anchored)
+		return 0;
+	return kpc_tracker_resync(t, KPC_CAUSE_OVERRUN);
+}
+
+const char *kpc_lost_reason_name(enum kpc_lost_reason reason)
+{
+	switch (reason) {
+	case KPC_LOST_OVERWRITTEN:	return "overwritten";
+	case KPC_LOST_MISSING:		return "missing";
+	}
+	return "unknown";
+}
+
+const char *kpc_cause_name(enum kpc_cause cause)
+{
+	switch (cause) {
+	case KPC_CAUSE_START:		return "start";
+	case KPC_CAUSE_GAP:		return "gap";
+	case KPC_CAUSE_OVERRUN:		return "overrun";
+	}
+	return "unknown";
+}

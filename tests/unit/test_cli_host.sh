@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+# The kprint CLI on a host: help, version, usage errors and their exit
+# status, and a clear message when the kprint module is not loaded.
+# Run by `make -C exporter test` (KPRINT is the binary); not executable on
+# purpose, so tests/run does not also run it without KPRINT.
+
+KPRINT=${KPRINT:-$(dirname "$0")/../../.output/bin/kprint}
+fails=0
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+# expect WHAT STATUS PATTERN ARGS...: kprint ARGS exits STATUS, says PATTERN.
+expect() {
+	local what=$1 want=$2 pattern=$3 out rc
+	shift 3
+	out=$("$KPRINT" "$@" 2>&1 </dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out"; then
+		ok "$what"
+	else
+		not_ok "$what (status $rc, want $want; output: $(head -c 300 <<<"$out"))"
+	fi
+}
+
+expect "--help exits 0 and documents the exit status" 0 'Exit status' --help
+expect "--help lists the commands" 0 'monitor.*' --help
+expect "-h works after a command too" 0 'Usage: kprint' dump -h
+expect "--version" 0 '^kprint [0-9]+\.[0-9]+' --version
+expect "no command is a usage error" 2 'no command' 
+expect "an unknown command is a usage error" 2 "unknown command 'formatz'" formatz
+expect "a bad --level is a usage error" 2 "bad --level 'error'" dump --level error
+expect "a bad --class is a usage error" 2 "bad --class" dump --class hardware
+expect "a bad --color is a usage error" 2 'auto, always or never' --color=sometimes dump
+expect "a bad --level-color is a usage error" 2 'bad --level-color' --level-color err=purple dump
+expect "--count 0 is a usage error" 2 'positive number' monitor --count 0
+expect "--count -1 is a usage error" 2 'positive number' monitor --count -1
+expect "--from takes a number" 2 'sequence number' dump --from 12x
+expect "an unknown option is a usage error" 2 'Try' dump --bogus
+expect "emit needs --level" 2 'emit needs --level' emit "hello"
+expect "emit needs a FORMAT" 2 'emit needs a FORMAT' emit --level err
+expect "emit rejects an unknown level" 2 "unknown level 'loud'" emit --level loud x
+expect "monitor takes no operands" 2 'takes no arguments' monitor now
+
+# The rest needs a host without the kprint family (this one: no modules).
+"$KPRINT" stats >/dev/null 2>&1
+if [ $? -ne 3 ]; then
+	ok "module-not-loaded messages # SKIP the kprint family exists here"
+	exit $((fails > 0))
+fi
+nomod="the kprint module is not loaded \(generic netlink family 'kprint' not found\)"
+expect "stats without the module: exit 3 and says so" 3 "^kprint: $nomod\$" stats
+expect "dump without the module: exit 3" 3 "$nomod" dump --json --level err+ --from 5
+expect "monitor without the module: exit 3" 3 "$nomod" monitor --count 1
+expect "emit without the module: exit 3" 3 "$nomod" emit --level err --class detected "hello %d" 5
+expect "global options before the command work too" 3 "$nomod" --json --color=never --level-color warn=0x0e stats
+exit $((fails > 0))

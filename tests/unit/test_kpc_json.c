@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON output: strings are made valid UTF-8 (compared with what Python's
+ * "replace" decoding gives), every line parses back with json-c, and the
+ * lines validate against schema/record.schema.json with python3-jsonschema
+ * (tests/unit/validate_json.py), which must also reject broken ones.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kpc.h"
+#include "test_kpc_tap.h"
+
+#define FFFD	"\xef\xbf\xbd"
+
+static void check_sanitize(const char *in, const char *want, const char *what)
+{
+	char *got = kpc_utf8_sanitize(in);
+
+	tap_ok(got && !strcmp(got, want), "UTF-8 sanitizing: %s", what);
+	free(got);
+}
+
+static void test_sanitize(void)
+{
+	check_sanitize("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80", "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80",
+		       "valid UTF-8 is unchanged");
+	check_sanitize("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", "U+10FFFF is valid");
+	/* The expected strings are Python's bytes.decode("utf-8", "replace"). */
+	check_sanitize("a\xff\xc3(\xe2\x82\xed\xa0\x80\xf4\x90\x80\x80\xf0\x9f\x98",
+		       "a" FFFD FFFD "(" FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD,
+		       "maximal subparts become one U+FFFD each, like Python");
+	check_sanitize("\xc0\xaf", FFFD FFFD, "an overlong is two U+FFFD");
+	check_sanitize("\xe0\x80\x80", FFFD FFFD FFFD, "a 3-byte overlong is three U+FFFD");
+	check_sanitize("\xe2\x82", FFFD, "a truncated sequence at the end is one U+FFFD");
+	check_sanitize("ok\x80\xbf" "end", "ok" FFFD FFFD "end", "stray continuation bytes");
+	check_sanitize("\xf8\x88\x80\x80\x80", FFFD FFFD FFFD FFFD FFFD, "5-byte forms are not UTF-8");
+}
+
+/* Every byte from 0x01 to 0xff, then some more trouble. */
+static char nasty[300];
+static char all_high[129];
+
+static void make_nasty(void)
+{
+	int i, n = 0;
+
+	for (i = 1; i < 256; i++)
+		nasty[n++] = (char)i;
+	memcpy(nasty + n, "\"q\\b\n\033[31m", 11);
+	for (i = 0; i < 128; i++)
+		all_high[i] = (char)(0x80 + i);
+}
+
+static struct kpc_record nasty_record(uint64_t seq, unsigned int level,
+				      unsigned int class)
+{
+	static const char *args[3];
+	struct kpc_record rec = {
+		.seq = seq, .level = level, .class = class,
+		.ts_mono_ns = 12345678901ULL, .ts_real_ns = 1700000000123456789ULL,
+		.cpu = 3, .pid = 4294967295u, .comm = "\"quote\"",
+		.file = "dir\\file.c", .line = 42, .function = "f\n",
+		.subsystem = "sub\033[2J", .module = all_high,
+		.format = "%s %s %s", .format_id = 0xfedcba9876543210ULL,
+		.text = nasty, .block_id = 18446744073709551615ULL,
+		.flags = KPRINT_RECORD_F_TRUNCATED | KPRINT_RECORD_F_USER,
+	};
+
+	args[0] = "\xff\xfe";
+	args[1] = "";
+	args[2] = "tab\there";
+	memcpy(rec.args, args, sizeof(args));
+	rec.nargs = 3;
+	return rec;
+}
+
+/* The line kpc_json_print() writes for obj; caller frees. */
+static char *print_line(struct json_object *obj)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kpc_json_print(f, obj);
+	fclose(f);
+	return buf;
+}
+
+static const char *get_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static void test_record(void)
+{
+	struct kpc_record rec = nasty_record(18446744073709551615ULL,
+					     KPRINT_LEVEL_WARNING, KPRINT_CLASS_SETTING);
+	struct json_object *obj = kpc_json_record(&rec), *back, *v;
+	char *line, *clean;
+	const char *s;
+	size_t i;
+	int raw_ctl = 0;
+
+	tap_ok(obj != NULL, "a record with nasty strings becomes a JSON object");
+	line = print_line(obj);
+	for (i = 0; line[i] && line[i] != '\n'; i++)
+		raw_ctl |= (unsigned char)line[i] < 0x20;
+	tap_ok(!raw_ctl && line[i] == '\n' && line[i + 1] == '\0',
+	       "the JSON line has no raw control bytes and ends in one newline");
+
+	back = json_tokener_parse(line);
+	tap_ok(back && json_object_object_length(back) == 20,
+	       "the line parses back with json-c, with 20 keys");
+
+	tap_ok(json_object_object_get_ex(back, "seq", &v) &&
+	       json_object_get_uint64(v) == 18446744073709551615ULL,
+	       "seq keeps all 64 bits");
+	tap_ok((s = get_str(back, "format_id")) && !strcmp(s, "fedcba9876543210"),
+	       "format_id is 16 hex digits");
+	tap_ok((s = get_str(back, "level")) && !strcmp(s, "warn") &&
+	       json_object_object_get_ex(back, "level_num", &v) &&
+	       json_object_get_int(v) == KPRINT_LEVEL_WARNING,
+	       "level is a name, level_num its number");
+	tap_ok((s = get_str(back, "class")) && !strcmp(s, "setting"), "class is a name");
+	tap_ok((s = get_str(back, "comm")) && !strcmp(s, "\"quote\"") &&
+	       (s = get_str(back, "file")) && !strcmp(s, "dir\\file.c") &&
+	       (s = get_str(back, "function")) && !strcmp(s, "f\n"),
+	       "quotes, backslashes and newlines round-trip");
+
+	clean = kpc_utf8_sanitize(nasty);
+	tap_ok((s = get_str(back, "text")) && !strcmp(s, clean),
+	       "bytes 0x01..0xff come back as their UTF-8-sanitized string");
+	free(clean);
+	clean = kpc_utf8_sanitize(all_high);
+	tap_ok((s = get_str(back, "module")) && !strcmp(s, clean) &&
+	       !strncmp(s, FFFD FFFD, 6), "lone bytes 0x80..0xff become U+FFFD");
+	free(clean);
+
+	tap_ok(json_object_object_get_ex(back, "args", &v) &&
+	       json_object_array_length(v) == 3 &&
+	       !strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), FFFD FFFD) &&
+	       !strcmp(json_object_get_string(json_object_array_get_idx(v, 1)), "") &&
+	       !strcmp(json_object_get_string(json_object_array_get_idx(v, 2)), "tab\there"),
+	       "args are an array of sanitized strings, in order");
+	tap_ok(json_object_object_get_ex(back, "pid", &v) &&
+	       json_object_get_int64(v) == 4294967295LL &&
+	       json_object_object_get_ex(back, "flags", &v) && json_object_get_int(v) == 3,
+	       "u32 fields are unsigned");
+
+	json_object_put(back);
+	json_object_put(obj);
+	free(line);
+}
+
+static void test_lost_and_stats(void)
+{
+	struct kpc_event ev = {
+		.kind = KPC_EVENT_LOST, .count = 4, .first_seq = 11, .last_seq = 14,
+		.reason = KPC_LOST_OVERWRITTEN, .cause = KPC_CAUSE_OVERRUN,
+	};
+	struct kpc_stats st = { .records = 5, .next_seq = 9 };
+	struct json_object *obj;
+	char *line;
+
+	obj = kpc_json_lost(&ev);
+	line = print_line(obj);
+	tap_ok(!strcmp(line, "{\"lost\":4,\"reason\":\"overwritten\",\"cause\":\"overrun\",\"first_seq\":11,\"last_seq\":14}\n"),
+	       "lost event line");
+	free(line);
+	json_object_put(obj);
+
+	st.present = (1u << KPRINT_STATS_A_RECORDS) | (1u << KPRINT_STATS_A_NEXT_SEQ);
+	obj = kpc_json_stats(&st);
+	line = print_line(obj);
+	tap_ok(!strcmp(line, "{\"records\":5,\"next_seq\":9}\n"),
+	       "stats JSON has the counters the kernel sent, by name");
+	free(line);
+	json_object_put(obj);
+}
+
+/* Run the validator on lines; its exit status. */
+static int validate(const char *validator, const char *schema,
+		    const char *const *lines, unsigned int n, bool quiet)
+{
+	char path[] = "/tmp/test_kpc_json.XXXXXX", cmd[4096];
+	unsigned int i;
+	int fd, status;
+	FILE *f;
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	for (i = 0; i < n; i++)
+		fputs(lines[i], f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 '%s' --schema '%s' < '%s'%s",
+		 validator, schema, path, quiet ? " 2>/dev/null" : "");
+	status = system(cmd);
+	unlink(path);
+	return status;
+}
+
+static char *record_line(uint64_t seq, unsigned int level, unsigned int class)
+{
+	struct kpc_record rec = nasty_record(seq, level, class);
+	struct json_object *obj = kpc_json_record(&rec);
+	char *line = print_line(obj);
+
+	json_object_put(obj);
+	return line;
+}
+
+/* Swap the first occurrence of from in line for to. */
+static char *spoil(const char *line, const char *from, const char *to)
+{
+	const char *at = strstr(line, from);
+	char *out = malloc(strlen(line) + strlen(to) + 1);
+
+	if (!at) {
+		strcpy(out, line);
+		return out;
+	}
+	memcpy(out, line, at - line);
+	strcpy(out + (at - line), to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+static void test_schema(void)
+{
+	const char *validator = getenv("KPC_VALIDATE"), *schema = getenv("KPC_SCHEMA");
+	char *lines[KPRINT_LEVEL_MAX + 4], *template, *bad;
+	struct kpc_event ev = {
+		.kind = KPC_EVENT_LOST, .count = 1, .first_seq = 0, .last_seq = 0,
+		.reason = KPC_LOST_MISSING, .cause = KPC_CAUSE_GAP,
+	};
+	struct json_object *obj;
+	unsigned int i, n = 0;
+	static const struct {
+		const char *from, *to, *what;
+	} spoils[] = {
+		{ "\"seq\":18446744073709551615,", "", "a record without seq" },
+		{ "{\"seq\"", "{\"extra\":1,\"seq\"", "a record with an extra property" },
+		{ "\"format_id\":\"fedcba9876543210\"", "\"format_id\":18364758544493064720", "a numeric format_id" },
+		{ "\"level\":\"warn\"", "\"level\":\"warning\"", "level \"warning\" (the name is \"warn\")" },
+		{ "\"args\":[", "\"args\":[1,", "a non-string arg" },
+		{ "\"seq\":18446744073709551615", "\"seq\":-1", "a negative seq" },
+		{ "\"line\":42", "\"line\":4294967296", "a line past u32" },
+		{ "\"level_num\":4", "\"level_num\":8", "level_num 8" },
+		{ "\"class\":\"setting\"", "\"class\":\"hardware\"", "an unknown class" },
+		{ "\"lost\":1,", "\"lost\":0,", "a lost event of 0 records" },
+		{ "\"reason\":\"missing\"", "\"reason\":\"eaten\"", "an unknown lost reason" },
+	};
+
+	if (!validator || !schema || access(validator, R_OK) || access(schema, R_OK)) {
+		tap_skip("schema validation (KPC_VALIDATE/KPC_SCHEMA not set: run through make test)");
+		return;
+	}
+
+	for (i = 0; i <= KPRINT_LEVEL_MAX; i++)
+		lines[n++] = record_line(i == 0 ? 18446744073709551615ULL : i, i,
+					 i % (KPRINT_CLASS_MAX + 1));
+	/* The spoiled lines start from this one. */
+	template = record_line(18446744073709551615ULL, KPRINT_LEVEL_WARNING,
+			       KPRINT_CLASS_SETTING);
+	lines[n++] = template;
+	obj = kpc_json_lost(&ev);
+	lines[n++] = print_line(obj);
+	json_object_put(obj);
+
+	tap_ok(validate(validator, schema, (const char *const *)lines, n, false) == 0,
+	       "records of every level and class, and a lost event, validate against the schema");
+
+	for (i = 0; i < sizeof(spoils) / sizeof(spoils[0]); i++) {
+		const char *src = strstr(spoils[i].from, "lost") || strstr(spoils[i].from, "reason") ?
+				  lines[n - 1] : template;
+
+		if (!strstr(src, spoils[i].from)) {
+			tap_ok(0, "schema rejects %s (test bug: pattern not found)", spoils[i].what);
+			continue;
+		}
+		bad = spoil(src, spoils[i].from, spoils[i].to);
+		tap_ok(validate(validator, schema, (const char *const *)&bad, 1, true) != 0,
+		       "the schema rejects %s", spoils[i].what);
+		free(bad);
+	}
+	bad = "{\"seq\":1,\"seq\":2}\n";
+	tap_ok(validate(validator, schema, (const char *const *)&bad, 1, true) != 0,
+	       "the validator rejects duplicate keys");
+	bad = "{\"lost\":1,\"reason\":\"missing\",\"cause\":\"gap\",\"first_seq\":0,\"last_seq\":0,\"text\":\"\xff\"}\n";
+	tap_ok(validate(validator, schema, (const char *const *)&bad, 1, true) != 0,
+	       "the validator rejects invalid UTF-8");
+
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+}
+
+int main(void)
+{
+	make_nasty();
+	test_sanitize();
+	test_record();
+	test_lost_and_stats();
+	test_schema();
+	return tap_done();
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Record decoding from netlink messages built with libnl the way the kernel
+ * builds them: complete and batched ones decode, malformed ones are
+ * rejected.  Also format ids (FNV-1a 64), names, and kpc_record_dup().
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "kpc.h"
+#include "test_kpc_tap.h"
+
+#define MAX_SEEN	32
+
+struct seen {
+	unsigned int n;
+	uint64_t seq[MAX_SEEN];
+	struct kpc_record *copy[MAX_SEEN];
+};
+
+static int collect(const struct kpc_record *rec, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < MAX_SEEN) {
+		s->seq[s->n] = rec->seq;
+		s->copy[s->n] = kpc_record_dup(rec);
+	}
+	s->n++;
+	return 0;
+}
+
+static void seen_free(struct seen *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n && i < MAX_SEEN; i++)
+		kpc_record_free(s->copy[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Which parts of a minimal record to leave out or spoil. */
+enum {
+	NO_SEQ		= 1 << 0,
+	NO_LEVEL	= 1 << 1,
+	NO_FORMAT	= 1 << 2,
+	NO_TEXT		= 1 << 3,
+	SEQ_AS_U32	= 1 << 4,
+	LEVEL_AS_U64	= 1 << 5,
+	FORMAT_NO_NUL	= 1 << 6,
+	TEXT_INNER_NUL	= 1 << 7,
+	SEQ_TWICE	= 1 << 8,
+	LEVEL_8		= 1 << 9,
+	CLASS_5		= 1 << 10,
+	UNKNOWN_ATTR	= 1 << 11,
+	TRAILING_JUNK	= 1 << 12,
+	TEXT_TOO_LONG	= 1 << 13,
+	TEXT_AT_LIMIT	= 1 << 14,
+	COMM_TOO_LONG	= 1 << 15,
+	LINE_AS_U16	= 1 << 16,
+};
+
+/* Build the nest's payload in its own message, then put it as one attr. */
+static struct nl_msg *minimal(unsigned int spoil, unsigned int nargs)
+{
+	struct nl_msg *inner = nlmsg_alloc_size(65536), *msg;
+	char text[KPRINT_TEXT_MAX + 2];
+	unsigned int i;
+	int len;
+
+	if (!(spoil & NO_SEQ)) {
+		if (spoil & SEQ_AS_U32)
+			nla_put_u32(inner, KPRINT_RECORD_A_SEQ, 5);
+		else
+			nla_put_u64(inner, KPRINT_RECORD_A_SEQ, 5);
+	}
+	if (spoil & SEQ_TWICE)
+		nla_put_u64(inner, KPRINT_RECORD_A_SEQ, 6);
+	if (!(spoil & NO_LEVEL)) {
+		if (spoil & LEVEL_AS_U64)
+			nla_put_u64(inner, KPRINT_RECORD_A_LEVEL, 3);
+		else
+			nla_put_u32(inner, KPRINT_RECORD_A_LEVEL,
+				    spoil & LEVEL_8 ? 8 : 3);
+	}
+	if (spoil & CLASS_5)
+		nla_put_u32(inner, KPRINT_RECORD_A_CLASS, 5);
+	if (spoil & LINE_AS_U16)
+		nla_put_u16(inner, KPRINT_RECORD_A_LINE, 7);
+	if (spoil & COMM_TOO_LONG)
+		nla_put_string(inner, KPRINT_RECORD_A_COMM, "sixteen-chars-xx");
+	if (!(spoil & NO_FORMAT)) {
+		if (spoil & FORMAT_NO_NUL)
+			nla_put(inner, KPRINT_RECORD_A_FORMAT, 4, "%s%s");
+		else
+			nla_put_string(inner, KPRINT_RECORD_A_FORMAT, "%s");
+	}
+	for (i = 0; i < nargs; i++)
+		nla_put_string(inner, KPRINT_RECORD_A_ARG, "a");
+	if (!(spoil & NO_TEXT)) {
+		if (spoil & TEXT_INNER_NUL) {
+			nla_put(inner, KPRINT_RECORD_A_TEXT, 4, "a\0b");
+		} else if (spoil & (TEXT_TOO_LONG | TEXT_AT_LIMIT)) {
+			len = spoil & TEXT_TOO_LONG ? KPRINT_TEXT_MAX : KPRINT_TEXT_MAX - 1;
+			memset(text, 't', len);
+			text[len] = '\0';
+			nla_put_string(inner, KPRINT_RECORD_A_TEXT, text);
+		} else {
+			nla_put_string(inner, KPRINT_RECORD_A_TEXT, "a");
+		}
+	}
+	if (spoil & UNKNOWN_ATTR)
+		nla_put_u32(inner, KPRINT_RECORD_A_MAX + 1, 99);
+
+	len = nlmsg_datalen(nlmsg_hdr(inner));
+	if (spoil & TRAILING_JUNK) {
+		/* Two bytes: too short for an attribute header. */
+		memset((char *)nlmsg_data(nlmsg_hdr(inner)) + len, 0xAA, 2);
+		len += 2;
+	}
+	msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	nla_put(msg, KPRINT_A_RECORD | NLA_F_NESTED, len, nlmsg_data(nlmsg_hdr(inner)));
+	nlmsg_free(inner);
+	return msg;
+}
+
+/*
+ * Decode the single record of a minimal() message.  rec points into the
+ * message, so it is kept until the next call.
+ */
+static int decode_minimal(unsigned int spoil, unsigned int nargs,
+			  struct kpc_record *rec)
+{
+	static struct nl_msg *msg;
+	struct nlattr *nla;
+
+	nlmsg_free(msg);
+	msg = minimal(spoil, nargs);
+	nla = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0);
+	return kpc_record_decode(nla, rec);
+}
+
+static void test_fnv(void)
+{
+	tap_ok(kpc_format_id("") == 0xcbf29ce484222325ULL,
+	       "FNV-1a 64 of \"\" is cbf29ce484222325");
+	tap_ok(kpc_format_id("a") == 0xaf63dc4c8601ec8cULL,
+	       "FNV-1a 64 of \"a\" is af63dc4c8601ec8c");
+	tap_ok(kpc_format_id("foobar") == 0x85944171f73967e8ULL,
+	       "FNV-1a 64 of \"foobar\" is 85944171f73967e8");
+	tap_ok(kpc_format_id("\xff\x80") != kpc_format_id("\x7f\x80"),
+	       "FNV-1a hashes bytes >= 0x80 as unsigned");
+}
+
+static void test_full_record(void)
+{
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct kpc_record rec;
+	struct nlattr *nla;
+	int err;
+
+	test_put_record(msg, 0x8000000000000005ULL, KPRINT_LEVEL_ERR);
+	nla = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0);
+	err = kpc_record_decode(nla, &rec);
+	tap_ok(err == 0, "a complete record decodes (err %d)", err);
+	tap_ok(rec.seq == 0x8000000000000005ULL && rec.level == KPRINT_LEVEL_ERR &&
+	       rec.class == KPRINT_CLASS_DETECTED,
+	       "seq (all 64 bits), level and class decode");
+	tap_ok(rec.ts_mono_ns == 12345678901ULL &&
+	       rec.ts_real_ns == 1700000000123456789ULL &&
+	       rec.cpu == 1 && rec.pid == 4242 && rec.line == 1234,
+	       "timestamps, cpu, pid and line decode");
+	tap_ok(!strcmp(rec.comm, "insmod") &&
+	       !strcmp(rec.file, "drivers/usb/storage/usb.c") &&
+	       !strcmp(rec.function, "usb_stor_probe1") &&
+	       !strcmp(rec.subsystem, "usb-storage") &&
+	       !strcmp(rec.module, "usb_storage"),
+	       "comm, file, function, subsystem and module decode");
+	tap_ok(!strcmp(rec.format, "cheesy %s drive detected at %d") &&
+	       rec.format_id == 0x0123456789abcdefULL &&
+	       !strcmp(rec.text, "cheesy flash drive detected at 12"),
+	       "format, format_id (as sent) and text decode");
+	tap_ok(rec.nargs == 2 && !strcmp(rec.args[0], "flash") &&
+	       !strcmp(rec.args[1], "12"),
+	       "repeated ARG attributes decode in order");
+	tap_ok(rec.block_id == 7 && rec.flags == KPRINT_RECORD_F_USER,
+	       "block_id and flags decode");
+	nlmsg_free(msg);
+}
+
+static void test_minimal_defaults(void)
+{
+	struct kpc_record rec;
+	int err = decode_minimal(0, 1, &rec);
+
+	tap_ok(err == 0, "a record with only seq, level, format and text decodes");
+	tap_ok(!err && rec.class == KPRINT_CLASS_NONE && !strcmp(rec.comm, "") &&
+	       !strcmp(rec.subsystem, "") && rec.line == 0 && rec.block_id == 0,
+	       "optional attributes default to 0 and \"\"");
+	tap_ok(!err && rec.format_id == kpc_format_id("%s"),
+	       "a missing format_id is computed from the format");
+}
+
+static void test_batched(void)
+{
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct seen s = { 0 };
+	unsigned int malformed = 0;
+	int n;
+
+	test_put_record(msg, 10, KPRINT_LEVEL_INFO);
+	test_put_record(msg, 11, KPRINT_LEVEL_WARNING);
+	nla_put_u64(msg, KPRINT_A_SEQ, 99);	/* not a record: skipped */
+	test_put_record(msg, 12, KPRINT_LEVEL_DEBUG);
+
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
+	tap_ok(n == 3 && s.n == 3 && malformed == 0,
+	       "a message with three records yields three (got %d)", n);
+	tap_ok(s.n == 3 && s.seq[0] == 10 && s.seq[1] == 11 && s.seq[2] == 12,
+	       "batched records come out in message order");
+	nlmsg_free(msg);
+
+	/* kpc_record_dup() copies must outlive the message. */
+	tap_ok(s.copy[1] && !strcmp(s.copy[1]->text, "cheesy flash drive detected at 12") &&
+	       s.copy[1]->nargs == 2 && !strcmp(s.copy[1]->args[1], "12") &&
+	       s.copy[1]->level == KPRINT_LEVEL_WARNING,
+	       "kpc_record_dup() copies survive the message");
+	seen_free(&s);
+}
+
+static void test_batch_with_bad_record(void)
+{
+	struct nl_msg *bad = minimal(NO_SEQ, 0);
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct nlattr *bad_nest = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(bad)), 0);
+	struct seen s = { 0 };
+	unsigned int malformed = 0;
+	int n;
+
+	test_put_record(msg, 20, KPRINT_LEVEL_INFO);
+	nla_put(msg, KPRINT_A_RECORD | NLA_F_NESTED, nla_len(bad_nest),
+		nla_data(bad_nest));
+	test_put_record(msg, 22, KPRINT_LEVEL_INFO);
+
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
+	tap_ok(n == 2 && malformed == 1 && s.seq[0] == 20 && s.seq[1] == 22,
+	       "a malformed record in a batch is skipped and counted, the others decode");
+	seen_free(&s);
+	nlmsg_free(msg);
+	nlmsg_free(bad);
+}
+
+static void test_rejects(void)
+{
+	static const struct {
+		unsigned int spoil;
+		unsigned int nargs;
+		int want;
+		const char *what;
+	} cases[] = {
+		{ NO_SEQ, 1, -EINVAL, "a record without SEQ" },
+		{ NO_LEVEL, 1, -EINVAL, "a record without LEVEL" },
+		{ NO_FORMAT, 1, -EINVAL, "a record without FORMAT" },
+		{ NO_TEXT, 1, -EINVAL, "a record without TEXT" },
+		{ SEQ_AS_U32, 1, -EINVAL, "a 4-byte SEQ (u64 expected)" },
+		{ LEVEL_AS_U64, 1, -EINVAL, "an 8-byte LEVEL (u32 expected)" },
+		{ LINE_AS_U16, 1, -EINVAL, "a 2-byte LINE (u32 expected)" },
+		{ FORMAT_NO_NUL, 1, -EINVAL, "a FORMAT without its NUL" },
+		{ TEXT_INNER_NUL, 1, -EINVAL, "a TEXT with a NUL inside" },
+		{ SEQ_TWICE, 1, -EINVAL, "a record with two SEQs" },
+		{ LEVEL_8, 1, -ERANGE, "LEVEL 8 (past debug)" },
+		{ CLASS_5, 1, -ERANGE, "CLASS 5 (past copyright)" },
+		{ TRAILING_JUNK, 1, -EINVAL, "a nest with trailing bytes" },
+		{ TEXT_TOO_LONG, 1, -EINVAL, "a TEXT longer than KPRINT_TEXT_MAX" },
+		{ COMM_TOO_LONG, 1, -EINVAL, "a COMM longer than KPRINT_COMM_MAX" },
+		{ 0, KPRINT_ARGS_MAX + 1, -E2BIG, "17 ARGs (KPRINT_ARGS_MAX is 16)" },
+	};
+	struct kpc_record rec;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err = decode_minimal(cases[i].spoil, cases[i].nargs, &rec);
+		tap_ok(err == cases[i].want, "rejects %s (got %d, want %d)",
+		       cases[i].what, err, cases[i].want);
+	}
+
+	err = decode_minimal(0, KPRINT_ARGS_MAX, &rec);
+	tap_ok(err == 0 && rec.nargs == KPRINT_ARGS_MAX, "accepts exactly 16 ARGs");
+	err = decode_minimal(TEXT_AT_LIMIT, 1, &rec);
+	tap_ok(err == 0 && strlen(rec.text) == KPRINT_TEXT_MAX - 1,
+	       "accepts a TEXT of exactly KPRINT_TEXT_MAX bytes with its NUL");
+	err = decode_minimal(UNKNOWN_ATTR, 1, &rec);
+	tap_ok(err == 0, "ignores an attribute newer than the UAPI it knows");
+}
+
+static void test_bad_messages(void)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct seen s = { 0 };
+	unsigned int malformed = 0;
+	int n;
+
+	/* A netlink header and nothing else: no room for a genl header. */
+	nlmsg_put(msg, 0, 0, TEST_FAMILY_ID, 0, 0);
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
+	tap_ok(n == -EBADMSG && s.n == 0,
+	       "a message without a genl header is -EBADMSG (got %d)", n);
+	nlmsg_free(msg);
+
+	msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
+	tap_ok(n == 0 && malformed == 0, "a message without records yields none");
+	nlmsg_free(msg);
+}
+
+static int stop_after_first(const struct kpc_record *rec, void *ctx)
+{
+	(void)rec;
+	(*(int *)ctx)++;
+	return -ECANCELED;
+}
+
+static void test_callback_stops(void)
+{
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	unsigned int malformed = 0;
+	int calls = 0, n;
+
+	test_put_record(msg, 1, 0);
+	test_put_record(msg, 2, 0);
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), stop_after_first, &calls,
+				  &malformed);
+	tap_ok(n == -ECANCELED && calls == 1,
+	       "a callback's error stops the walk and is returned");
+	nlmsg_free(msg);
+}
+
+static void test_names(void)
+{
+	tap_ok(!strcmp(kpc_level_name(KPRINT_LEVEL_WARNING), "warn") &&
+	       !strcmp(kpc_level_name(KPRINT_LEVEL_EMERG), "emerg") &&
+	       !strcmp(kpc_level_name(KPRINT_LEVEL_DEBUG), "debug") &&
+	       kpc_level_name(8) == NULL, "level names");
+	tap_ok(kpc_level_parse("warn") == KPRINT_LEVEL_WARNING &&
+	       kpc_level_parse("warning") == KPRINT_LEVEL_WARNING &&
+	       kpc_level_parse("err") == KPRINT_LEVEL_ERR &&
+	       kpc_level_parse("3") == KPRINT_LEVEL_ERR &&
+	       kpc_level_parse("8") == -EINVAL &&
+	       kpc_level_parse("error") == -EINVAL &&
+	       kpc_level_parse("") == -EINVAL, "level parsing");
+	tap_ok(!strcmp(kpc_class_name(KPRINT_CLASS_COPYRIGHT), "copyright") &&
+	       kpc_class_name(5) == NULL &&
+	       kpc_class_parse("registered") == KPRINT_CLASS_REGISTERED &&
+	       kpc_class_parse("bogus") == -EINVAL, "class names and parsing");
+}
+
+int main(void)
+{
+	test_fnv();
+	test_full_record();
+	test_minimal_defaults();
+	test_batched();
+	test_batch_with_bad_record();
+	test_rejects();
+	test_bad_messages();
+	test_callback_stops();
+	test_names();
+	return tap_done();
+}
