@@ -137,8 +137,9 @@ class Genl:
                     if err == 0:
                         return
                     inner_len = struct.unpack_from("=I", payload, 4)[0]
-                    # With extack the request is capped to its header.
-                    tlv_off = 4 + (16 if mflags & 0x100 else inner_len)
+                    # The request comes back whole (or capped to its header
+                    # with NLM_F_CAPPED); the extack TLVs follow, aligned.
+                    tlv_off = 4 + (16 if mflags & 0x100 else (inner_len + 3) & ~3)
                     msg = ""
                     for t, v in parse_attrs(payload[tlv_off:]):
                         if t == NLMSGERR_ATTR_MSG:

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A subscriber whose socket buffer overflows is told so and resyncs from the
+# ring: with a ring large enough it still gets every record exactly once;
+# with a ring too small, what it got plus what it was told it lost is
+# exactly what was emitted.
+. "$(dirname "$0")/lib.sh"
+
+# overrun_run NAME N: monitor with a 4 KiB receive buffer while N records flood.
+overrun_run() {
+	local name=$1 n=$2 first
+	kprint monitor -v --json --rcvbuf 4096 --count $n >"$WORK/$name" 2>"$WORK/$name.err" &
+	local pid=$!
+	wait_subscribers 1 || return 1
+	first=$(stat next_seq)
+	echo $n >$TEST_PARAMS/flood || not_ok "flood $n records"
+	wait $pid || not_ok "$name: monitor failed: $(head -c 300 "$WORK/$name.err")"
+	$PY - "$WORK/$name" "$first" "$n" "$name" <<'PY'
+import json, sys
+path, first, n, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+lines = [json.loads(l) for l in open(path)]
+recs = [o["seq"] for o in lines if "seq" in o]
+lost = [o for o in lines if "lost" in o]
+covered = sorted(recs + [s for o in lost for s in range(o["first_seq"], o["last_seq"] + 1)])
+def check(what, cond, detail=""):
+    print(("ok - " if cond else "not ok - ") + f"{name}: {what}" + ("" if cond else f" ({detail})"))
+check("no record delivered twice", len(recs) == len(set(recs)))
+check("records are in sequence order", recs == sorted(recs))
+check(f"received + reported lost == {n} emitted, no overlap",
+      covered == list(range(first, first + n)), f"{len(recs)} received, {sum(o['lost'] for o in lost)} lost")
+if name == "big-ring":
+    check("with the ring holding everything, nothing is lost", not lost and len(recs) == n,
+          f"{len(recs)} received, {len(lost)} loss reports")
+else:
+    check("with a small ring, loss is reported as overwritten",
+          lost and all(o["reason"] == "overwritten" for o in lost), lost[:2])
+PY
+	check "$name: with -v, the overrun is reported on stderr" grep -qiE 'overrun|ENOBUFS|no buffer' "$WORK/$name.err"
+}
+
+load_test_module
+overrun_run big-ring 5000
+
+rmmod kprint_test && rmmod kprint && insmod kernel/kprint.ko ring_size=65536 printk=0 ||
+	{ not_ok "reload kprint with a 64 KiB ring"; finish; }
+load_test_module
+overrun_run small-ring 20000
+finish
