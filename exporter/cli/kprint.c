@@ -45,6 +45,7 @@ static const struct option kprint_global_options[] = {
 	{ "module",		required_argument,	NULL, KPRINT_OPT_MODULE },
 	{ "count",		required_argument,	NULL, KPRINT_OPT_COUNT },
 	{ "from",		required_argument,	NULL, KPRINT_OPT_FROM },
+	{ "until",		required_argument,	NULL, KPRINT_OPT_UNTIL },
 	{ "rcvbuf",		required_argument,	NULL, KPRINT_OPT_RCVBUF },
 };
 
@@ -86,6 +87,8 @@ void kprint_usage(FILE *out)
 "  --module M             only records of module M\n"
 "  --count N              stop after N records (after filtering)\n"
 "  --from SEQ             start at sequence number SEQ\n"
+"  --until SEQ            stop once record SEQ was shown, filtered out or\n"
+"                         reported lost\n"
 "  --rcvbuf BYTES         monitor's socket receive buffer (default 4 MiB)\n"
 "  -v, --verbose          also report recovered gaps and overruns\n"
 "  -h, --help             this help\n"
@@ -189,6 +192,10 @@ static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
 		if (!kprint_parse_u64(arg, &o->from))
 			return kprint_usage_error("--from wants a sequence number, not '%s'", arg);
 		o->has_from = true;
+		return 0;
+	case KPRINT_OPT_UNTIL:
+		if (!kprint_parse_u64(arg, &o->until) || !o->until)
+			return kprint_usage_error("--until wants a sequence number, not '%s'", arg);
 		return 0;
 	case KPRINT_OPT_RCVBUF:
 		if (!kprint_parse_u64(arg, &val) || !val || val > INT32_MAX)

@@ -31,6 +31,7 @@ struct kprint_opts {
 	struct kpc_text_opts text;
 	struct kpc_filter filter;
 	uint64_t count;			/* stop after this many records; 0: never */
+	uint64_t until;			/* stop once this seq is shown or lost; 0: never */
 	uint64_t from;
 	bool has_from;
 	int rcvbuf;
@@ -62,6 +63,7 @@ enum {
 	KPRINT_OPT_MODULE,
 	KPRINT_OPT_COUNT,
 	KPRINT_OPT_FROM,
+	KPRINT_OPT_UNTIL,
 	KPRINT_OPT_RCVBUF,
 	/* Command-private options start here. */
 	KPRINT_OPT_PRIVATE = 0x200,

@@ -14,7 +14,7 @@ int kprint_out_record(const struct kpc_record *rec, void *ctx)
 
 	/* Filtered records still count for sequence tracking, not for --count. */
 	if (!kpc_filter_match(&o->filter, rec))
-		return 0;
+		return o->until && rec->seq >= o->until ? -ECANCELED : 0;
 
 	if (o->json) {
 		struct json_object *obj = kpc_json_record(rec);
@@ -30,6 +30,8 @@ int kprint_out_record(const struct kpc_record *rec, void *ctx)
 		return err;
 
 	out->shown++;
+	if (o->until && rec->seq >= o->until)
+		return -ECANCELED;
 	return o->count && out->shown >= o->count ? -ECANCELED : 0;
 }
 
@@ -73,10 +75,16 @@ int kprint_out_event(const struct kpc_event *ev, void *ctx)
 	const struct kprint_opts *o = out->opts;
 
 	switch (ev->kind) {
-	case KPC_EVENT_LOST:
+	case KPC_EVENT_LOST: {
+		int err;
+
 		/* Keep the order of stdout and stderr sensible on a terminal. */
 		fflush(stdout);
-		return kprint_out_lost(o, ev);
+		err = kprint_out_lost(o, ev);
+		if (!err && o->until && ev->last_seq >= o->until)
+			err = -ECANCELED;
+		return err;
+	}
 	case KPC_EVENT_MALFORMED:
 		fprintf(stderr, "kprint: skipped %" PRIu64 " malformed record%s from the kernel\n",
 			ev->count, ev->count == 1 ? "" : "s");

@@ -5,12 +5,13 @@
 
 load_test_module
 n=3000
-kprint monitor --json --count $n >"$WORK/a" 2>"$WORK/a.err" &
+first=$(stat next_seq)
+last=$((first + n - 1))
+kprint monitor --json --until $last >"$WORK/a" 2>"$WORK/a.err" &
 a=$!
-kprint monitor --json --count $n >"$WORK/b" 2>"$WORK/b.err" &
+kprint monitor --json --until $last >"$WORK/b" 2>"$WORK/b.err" &
 b=$!
 wait_subscribers 2 || finish
-first=$(stat next_seq)
 echo $n >$TEST_PARAMS/flood || not_ok "flood $n records"
 wait $a || not_ok "first monitor exited with an error: $(cat "$WORK/a.err")"
 wait $b || not_ok "second monitor exited with an error: $(cat "$WORK/b.err")"
