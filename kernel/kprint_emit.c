@@ -141,13 +141,45 @@ void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 	kprint_rec_end(b);
 }
 
+/**
+ * kprint_trace_record() - where tracers see each stored record
+ * @format: the record's format string
+ * @format_id: its FNV-1a 64 id
+ * @level: the record's level
+ *
+ * bpf/kprint_counter.bpf.c counts records per format with a kprobe here,
+ * defined through tracefs as "kprint:kprint_trace_record": unlike a raw
+ * tracepoint or fentry on a module function, such a kprobe holds no
+ * reference on the module (kprint can still be unloaded while counted) and
+ * is armed again by the kernel when the module comes back.  __noipa keeps
+ * the call and its arguments exactly as declared; the empty asm keeps the
+ * compiler from deciding the call does nothing.
+ *
+ * Context: Any context but NMI, once per record stored in the ring.
+ */
+__noipa void kprint_trace_record(const char *format, u64 format_id, u32 level)
+{
+	asm volatile("");
+}
+
+__printf(2, 3)
+static void kprint_echo_printf(int level, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vprintk_emit(0, level, NULL, fmt, args);
+	va_end(args);
+}
+
 static void kprint_echo(const struct kprint_rec *rec)
 {
 	/*
-	 * printk() takes the level from the formatted text, so it can be
-	 * passed as an argument.  The text itself is printed verbatim.
+	 * The level goes in as an argument, not as a KERN_SOH prefix built at
+	 * run time, so that whoever watches printk (dmesg, the BPF printk
+	 * counter) sees a plain level and the constant format "%s\n".
 	 */
-	printk(KERN_SOH "%c%s\n", '0' + rec->level, kprint_rec_text(rec));
+	kprint_echo_printf(rec->level, "%s\n", kprint_rec_text(rec));
 }
 
 /**
@@ -180,6 +212,12 @@ u64 kprint_commit(struct kprint_rec *recs, unsigned int len)
 	}
 	if (wanted)
 		kprint_ntf_kick();
+
+	for (p = recs; p < end; p += rec->len) {
+		rec = p;
+		kprint_trace_record(kprint_rec_format(rec), rec->format_id,
+				    rec->level);
+	}
 
 	if (READ_ONCE(kprint_printk))
 		for (p = recs; p < end; p += rec->len) {

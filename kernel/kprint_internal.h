@@ -65,6 +65,7 @@ char *kprint_rec_text_tail(struct kprint_builder *b, size_t *room);
 void kprint_rec_text_advance(struct kprint_builder *b, size_t len);
 void kprint_rec_end(struct kprint_builder *b);
 const char *kprint_rec_text(const struct kprint_rec *rec);
+const char *kprint_rec_format(const struct kprint_rec *rec);
 u64 kprint_fnv1a64(const char *s);
 
 /* kprint_render.c */
@@ -117,6 +118,7 @@ __printf(3, 0)
 void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 		       const char *fmt, va_list args, u8 level);
 struct kprint_builder *kprint_scratch_get(unsigned long *flags);
+void kprint_trace_record(const char *format, u64 format_id, u32 level);
 void kprint_scratch_put(unsigned long flags);
 
 /* kprint_netlink.c */

@@ -188,6 +188,23 @@ void kprint_rec_end(struct kprint_builder *b)
 }
 
 /**
+ * kprint_rec_format() - find the format of a serialized record
+ * @rec: the record
+ *
+ * Context: Any context.
+ * Return: the NUL-terminated format string.
+ */
+const char *kprint_rec_format(const struct kprint_rec *rec)
+{
+	const char *p = rec->data;
+	unsigned int i;
+
+	for (i = 0; i < KPRINT_STR_FORMAT; i++)
+		p += rec->slen[i] + 1;
+	return p;
+}
+
+/**
  * kprint_rec_text() - find the text of a serialized record
  * @rec: the record
  *
