@@ -2,7 +2,7 @@
 #
 # kprint: structured kernel messages, counted per format.
 #
-#   make          build the module, the CLI and the exporter (installs deps)
+#   make          build the module, the BPF counters and the CLI (installs deps)
 #   make check    host unit tests, then every VM test; ends "N passed, N failed"
 #   make run      boot the guest with kprint and a demo source, show live records
 #   make deps     install the Debian packages the project needs
@@ -21,9 +21,9 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel exporter check unit vmtest run clean
+.PHONY: all deps kernel bpf exporter check unit vmtest run clean
 
-all: kernel exporter
+all: kernel bpf exporter
 
 deps:
 	$(Q)scripts/deps
@@ -31,7 +31,10 @@ deps:
 kernel: deps
 	$(Q)$(MAKE) -C kernel
 
-exporter: deps
+bpf: deps
+	$(Q)$(MAKE) -C bpf
+
+exporter: deps bpf
 	$(Q)$(MAKE) -C exporter
 
 # Each test prints TAP-style "ok"/"not ok" lines; tests/run counts them.
@@ -50,4 +53,5 @@ run: all
 clean:
 	$(Q)$(MAKE) -C kernel clean
 	$(Q)$(MAKE) -C exporter clean
+	$(Q)$(MAKE) -C bpf clean
 	$(Q)rm -rf $(OUTPUT)
