@@ -29,6 +29,7 @@ static const struct kprint_command kprint_commands[] = {
 	{ "dump",	kprint_cmd_dump },
 	{ "stats",	kprint_cmd_stats },
 	{ "emit",	kprint_cmd_emit },
+	{ "formats",	kprint_cmd_formats },
 };
 
 static const struct option kprint_global_options[] = {
@@ -68,6 +69,12 @@ void kprint_usage(FILE *out)
 "  emit --level L [--class C] [--subsystem S] FORMAT [ARG...]\n"
 "                                     inject a record (each ARG is one %-conversion\n"
 "                                     of FORMAT, already rendered); prints its seq\n"
+"  formats [--source kprint|printk|all] [--top N] [--pin-dir DIR]\n"
+"          [--max-formats N] [--unload]\n"
+"                                     message counts per format, kept in the\n"
+"                                     kernel by BPF (loaded and pinned on first\n"
+"                                     use, in /sys/fs/bpf/kprint); --unload\n"
+"                                     stops counting and removes them\n"
 "\n"
 "Options (before or after the command):\n"
 "  --json                 one JSON object per line (schema/record.schema.json);\n"
@@ -265,6 +272,7 @@ int kprint_fail(enum kprint_action action, const char *what, int err,
 		[KPRINT_ACT_SUBSCRIBE] = "subscribing to kprint records needs CAP_SYS_ADMIN (like reading the kernel log)",
 		[KPRINT_ACT_READ] = "reading kprint records needs CAP_SYSLOG or CAP_SYS_ADMIN (like dmesg)",
 		[KPRINT_ACT_EMIT] = "emitting kprint records needs CAP_NET_ADMIN",
+		[KPRINT_ACT_COUNT] = "the BPF counters need CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON)",
 	};
 
 	switch (err) {

@@ -42,6 +42,7 @@ enum kprint_action {
 	KPRINT_ACT_SUBSCRIBE,
 	KPRINT_ACT_READ,
 	KPRINT_ACT_EMIT,
+	KPRINT_ACT_COUNT,
 };
 
 /*
@@ -101,5 +102,6 @@ int kprint_cmd_monitor(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_dump(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_stats(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_emit(struct kprint_opts *o, int argc, char **argv);
+int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv);
 
 #endif /* KPRINT_H */

@@ -11,6 +11,7 @@
  *	kpc_json	records and events as JSON
  *	kpc_text	records as dmesg-like lines, colors, safe escaping
  *	kpc_utf8	UTF-8 validation
+ *	kpc_bpf		the in-kernel per-format counters (BPF)
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -28,5 +29,6 @@
 #include "kpc_json.h"
 #include "kpc_text.h"
 #include "kpc_utf8.h"
+#include "kpc_bpf.h"
 
 #endif /* KPC_H */

@@ -84,3 +84,24 @@ wait_subscribers() {
 	not_ok "$want subscriber(s) joined the records group within 30 s (saw $n)"
 	return 1
 }
+
+# notified: how many records the notification worker has dealt with since
+# load (sent, failed or skipped).
+notified() {
+	kprint stats --json | $PY -c 'import json, sys
+s = json.load(sys.stdin)
+print(s["mcast_sent"] + s["mcast_failed"] + s["mcast_skipped"])'
+}
+
+# wait_notified TOTAL: wait until notified reaches TOTAL, so that a stopped
+# reader's socket has certainly been offered every record.
+wait_notified() {
+	local want=$1 seen i
+	for ((i = 0; i < 3000; i++)); do
+		seen=$(notified)
+		[ "$seen" -ge "$want" ] && return 0
+		sleep 0.01
+	done
+	not_ok "the kernel notified $want records within 30 s (saw $seen)"
+	return 1
+}

@@ -10,8 +10,9 @@
 # overrun_run NAME N: a stopped monitor with a 4 KiB receive buffer while N
 # records flood, then let it catch up.
 overrun_run() {
-	local name=$1 n=$2 first pid
+	local name=$1 n=$2 first pid before
 	first=$(stat next_seq)
+	before=$(notified)
 	# Nothing else emits: the flood is exactly first .. first + n - 1.
 	kprint monitor -v --json --rcvbuf 4096 --until $((first + n - 1)) \
 		>"$WORK/$name" 2>"$WORK/$name.err" &
@@ -19,6 +20,7 @@ overrun_run() {
 	wait_subscribers 1 || return 1
 	kill -STOP $pid
 	echo $n >$TEST_PARAMS/flood || not_ok "flood $n records"
+	wait_notified $((before + n))
 	kill -CONT $pid
 	wait $pid || not_ok "$name: monitor failed: $(head -c 300 "$WORK/$name.err")"
 	$PY - "$WORK/$name" "$first" "$n" "$name" <<'PY'

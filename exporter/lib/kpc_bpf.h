@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-kernel per-format counters (bpf/kprint_counter.bpf.c): load them
+ * once, pinned under a bpffs directory, and read them from anywhere.
+ *
+ * Maps and links are pinned, so counting goes on when the loader exits and
+ * a later loader (an exporter restarted, another `kprint formats`) reuses
+ * what is there instead of attaching a second time, which would count
+ * every message twice.
+ */
+#ifndef KPC_BPF_H
+#define KPC_BPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "kprint_counter.h"	/* bpf/: the maps' layout */
+
+enum kpc_bpf_source {
+	KPC_BPF_KPRINT,		/* kprint records, map kprint_formats */
+	KPC_BPF_PRINTK,		/* every printk(), map printk_formats */
+	KPC_BPF_NR_SOURCES
+};
+
+struct kpc_bpf_opts {
+	const char *pin_dir;	/* NULL: KPRINT_COUNTER_PIN_DIR */
+	unsigned int max_formats; /* entries per map when created; 0: default */
+};
+
+/* What happened to one hook when the counters were opened. */
+struct kpc_bpf_hook_status {
+	bool attached;		/* counting now */
+	bool reused;		/* a pinned link from an earlier loader */
+	char why[160];		/* when not attached: why it was skipped */
+};
+
+struct kpc_bpf;
+
+/*
+ * Load (or reuse) the pinned maps and attach each hook not yet attached.
+ * A hook this kernel lacks is skipped and said so in the status; the rest
+ * still counts.  Needs CAP_SYS_ADMIN (CAP_BPF + CAP_PERFMON).
+ */
+int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out);
+void kpc_bpf_close(struct kpc_bpf *b);
+const struct kpc_bpf_hook_status *kpc_bpf_status(const struct kpc_bpf *b,
+						 enum kpc_bpf_source src);
+
+/* Remove the pinned links and maps and the tracefs probe: counting stops. */
+int kpc_bpf_unload(const char *pin_dir);
+
+struct kpc_format_count {
+	uint64_t format_id;
+	uint32_t level;
+	uint64_t count;
+	char format[KPRINT_COUNTER_FORMAT_LEN];
+};
+
+/*
+ * Every entry of one source's map, read in batches.  *out is malloc()ed
+ * (free() it); the order is the map's.
+ */
+int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
+		 struct kpc_format_count **out, size_t *n);
+int kpc_bpf_totals(struct kpc_bpf *b, struct kprint_counter_totals *t);
+unsigned int kpc_bpf_max_formats(const struct kpc_bpf *b);
+
+const char *kpc_bpf_source_name(enum kpc_bpf_source src);
+
+#endif /* KPC_BPF_H */
