@@ -26,6 +26,7 @@ echo "$out" | sed 's/^/# /' | head -5
 for f in kprint_formats printk_formats kprint_counter_totals kprint_record_link printk_link; do
 	check "$PIN/$f is pinned" [ -e $PIN/$f ]
 done
+kprint formats --json >"$WORK/formats.json"
 check_eq "both hooks are attached" "$(summary kprint attached),$(summary printk attached)" "True,True"
 
 # The table, K times, with a subscriber as the second witness.
@@ -54,6 +55,13 @@ check(f"each counted exactly {k} times", set(delta.values()) == {k}, sorted(set(
 check("the counts equal what the subscriber received", delta == dict(seen),
       set(delta.items()) ^ set(seen.items()))
 PY
+
+check "kprint formats --json lines match schema/formats.schema.json" $PY -c '
+import json, sys, jsonschema
+schema = json.load(open("schema/formats.schema.json"))
+for path in sys.argv[1:]:
+    for line in open(path):
+        jsonschema.validate(json.loads(line), schema)' "$WORK/formats.json" "$WORK/after"
 
 # Legacy printk() and /dev/kmsg, counted by format.
 n=25
