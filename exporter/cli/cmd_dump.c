@@ -24,13 +24,10 @@ int kprint_cmd_dump(struct kprint_opts *o, int argc, char **argv)
 	struct kpc_sock *ks;
 	int ret, err;
 
-	ret = kprint_parse(o, argc, argv, NULL, NULL);
-	if (ret)
-		return ret < 0 ? KPRINT_EXIT_OK : ret;
-	if (optind < argc) {
-		fprintf(stderr, "kprint: dump takes no arguments ('%s')\n", argv[optind]);
-		return KPRINT_EXIT_USAGE;
-	}
+	ret = kprint_parse_options_only(o, argc, argv, "dump", NULL, NULL);
+	if (ret >= 0)
+		return ret;
+	ret = KPRINT_EXIT_OK;
 
 	err = kpc_sock_open(&sopts, &ks);
 	if (err)

@@ -191,13 +191,10 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 	struct kpc_bpf *b;
 	int ret, err;
 
-	ret = kprint_parse(o, argc, argv, kprint_formats_options, kprint_formats_opt);
-	if (ret)
-		return ret < 0 ? KPRINT_EXIT_OK : ret;
-	if (optind < argc) {
-		fprintf(stderr, "kprint: formats takes no arguments ('%s')\n", argv[optind]);
-		return KPRINT_EXIT_USAGE;
-	}
+	ret = kprint_parse_options_only(o, argc, argv, "formats", kprint_formats_options, kprint_formats_opt);
+	if (ret >= 0)
+		return ret;
+	ret = KPRINT_EXIT_OK;
 
 	if (kprint_formats_args.unload) {
 		err = kpc_bpf_unload(kprint_formats_args.bpf.pin_dir);

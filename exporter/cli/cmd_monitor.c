@@ -60,13 +60,10 @@ int kprint_cmd_monitor(struct kprint_opts *o, int argc, char **argv)
 	struct kpc_stream *st;
 	int ret, err;
 
-	ret = kprint_parse(o, argc, argv, NULL, NULL);
-	if (ret)
-		return ret < 0 ? KPRINT_EXIT_OK : ret;
-	if (optind < argc) {
-		fprintf(stderr, "kprint: monitor takes no arguments ('%s')\n", argv[optind]);
-		return KPRINT_EXIT_USAGE;
-	}
+	ret = kprint_parse_options_only(o, argc, argv, "monitor", NULL, NULL);
+	if (ret >= 0)
+		return ret;
+	ret = KPRINT_EXIT_OK;
 	sopts.rcvbuf = o->rcvbuf;
 	sopts.replay = o->has_from;
 	sopts.from = o->from;

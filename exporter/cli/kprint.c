@@ -265,6 +265,21 @@ int kprint_parse(struct kprint_opts *o, int argc, char **argv,
 	return 0;
 }
 
+int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
+			      const char *cmd, const struct option *extra,
+			      int (*handle)(struct kprint_opts *o, int opt, const char *arg))
+{
+	int ret = kprint_parse(o, argc, argv, extra, handle);
+
+	if (ret)
+		return ret < 0 ? KPRINT_EXIT_OK : ret;
+	if (optind < argc) {
+		fprintf(stderr, "kprint: %s takes no arguments ('%s')\n", cmd, argv[optind]);
+		return KPRINT_EXIT_USAGE;
+	}
+	return -1;
+}
+
 int kprint_fail(enum kprint_action action, const char *what, int err,
 		const char *extack)
 {

@@ -81,6 +81,15 @@ int kprint_parse(struct kprint_opts *o, int argc, char **argv,
 		 const struct option *extra,
 		 int (*handle)(struct kprint_opts *o, int opt, const char *arg));
 
+/*
+ * kprint_parse() for a command that takes options and no operands.
+ * Return: -1 to go on, or the exit status to return now (after --help, or
+ * on a usage error).
+ */
+int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
+			      const char *cmd, const struct option *extra,
+			      int (*handle)(struct kprint_opts *o, int opt, const char *arg));
+
 /* An unsigned decimal number; false when arg is not one. */
 bool kprint_parse_u64(const char *arg, uint64_t *val);
 

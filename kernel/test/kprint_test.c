@@ -146,7 +146,8 @@ static int kprint_test_get_n(const char *val, unsigned int max,
 	return *n > max ? -ERANGE : 0;
 }
 
-static int kprint_test_set_emit(const char *val, const struct kernel_param *kp)
+/* Write N: run @one over the whole table, N times. */
+static int kprint_test_repeat_table(const char *val, void (*one)(int i))
 {
 	unsigned int n, r;
 	int err, i;
@@ -156,27 +157,21 @@ static int kprint_test_set_emit(const char *val, const struct kernel_param *kp)
 		return err;
 	for (r = 0; r < n; r++) {
 		for (i = 0; i < KPRINT_TEST_NR; i++)
-			kprint_test_emit_one(i);
+			one(i);
 		cond_resched();
 	}
 	return 0;
 }
 
+static int kprint_test_set_emit(const char *val, const struct kernel_param *kp)
+{
+	return kprint_test_repeat_table(val, kprint_test_emit_one);
+}
+
 static int kprint_test_set_reference(const char *val,
 				     const struct kernel_param *kp)
 {
-	unsigned int n, r;
-	int err, i;
-
-	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
-	if (err)
-		return err;
-	for (r = 0; r < n; r++) {
-		for (i = 0; i < KPRINT_TEST_NR; i++)
-			kprint_test_reference_one(i);
-		cond_resched();
-	}
-	return 0;
+	return kprint_test_repeat_table(val, kprint_test_reference_one);
 }
 
 static int kprint_test_set_flood(const char *val, const struct kernel_param *kp)
