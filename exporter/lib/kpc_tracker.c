@@ -37,25 +37,36 @@ static int kpc_tracker_lose(struct kpc_tracker *t, uint64_t seq,
 	return kpc_tracker_emit(t, &ev);
 }
 
-/* A record from the ring, during a resync. */
-static int kpc_tracker_dump_cb(const struct kpc_record *rec, void *ctx)
+/*
+ * Deliver @rec unless an earlier delivery already covered it; the records
+ * between what we expected and @rec are lost, for @reason.
+ */
+static int kpc_tracker_accept(struct kpc_tracker *t, const struct kpc_record *rec,
+			      enum kpc_lost_reason reason)
 {
-	struct kpc_tracker *t = ctx;
 	int err;
 
-	if (!t->anchored)
-		kpc_tracker_anchor(t, rec->seq);
 	if (rec->seq < t->next) {
 		t->duplicates++;
 		return 0;
 	}
 	if (rec->seq > t->next) {
-		/* The ring starts (or jumps) past what we wanted. */
-		err = kpc_tracker_lose(t, rec->seq, KPC_LOST_OVERWRITTEN);
+		err = kpc_tracker_lose(t, rec->seq, reason);
 		if (err)
 			return err;
 	}
 	return kpc_tracker_deliver(t, rec);
+}
+
+/* A record from the ring, during a resync. */
+static int kpc_tracker_dump_cb(const struct kpc_record *rec, void *ctx)
+{
+	struct kpc_tracker *t = ctx;
+
+	if (!t->anchored)
+		kpc_tracker_anchor(t, rec->seq);
+	/* The ring starts (or jumps) past what we wanted: overwritten. */
+	return kpc_tracker_accept(t, rec, KPC_LOST_OVERWRITTEN);
 }
 
 int kpc_tracker_malformed(struct kpc_tracker *t, unsigned int count)
@@ -110,20 +121,12 @@ int kpc_tracker_record(struct kpc_tracker *t, const struct kpc_record *rec)
 		err = kpc_tracker_resync(t, KPC_CAUSE_GAP);
 		if (err)
 			return err;
-		/* The dump normally delivered this record too. */
-		if (rec->seq < t->next) {
-			t->duplicates++;
-			return 0;
-		}
 		/*
-		 * Still short of it: the ring never had the records in
-		 * between.  Another dump would not find them either.
+		 * The dump normally delivered this record too.  If it is
+		 * still ahead, the ring never had the records in between,
+		 * and another dump would not find them either.
 		 */
-		if (rec->seq > t->next) {
-			err = kpc_tracker_lose(t, rec->seq, KPC_LOST_MISSING);
-			if (err)
-				return err;
-		}
+		return kpc_tracker_accept(t, rec, KPC_LOST_MISSING);
 	}
 	return kpc_tracker_deliver(t, rec);
 }
