@@ -43,7 +43,14 @@ else:
     check("with a small ring, loss is reported as overwritten",
           lost and all(o["reason"] == "overwritten" for o in lost), lost[:2])
 PY
-	check "$name: with -v, the overrun is reported on stderr" grep -q 'overran' "$WORK/$name.err"
+	# With the ring holding everything, the stopped reader's socket must
+	# have overflowed; with a small one the worker may instead have
+	# skipped what the ring overwrote before sending it (a gap).
+	if [ "$name" = big-ring ]; then
+		check "$name: with -v, the overrun is reported on stderr" grep -q 'overran' "$WORK/$name.err"
+	else
+		check "$name: the loss is reported on stderr" grep -q 'lost' "$WORK/$name.err"
+	fi
 }
 
 rmmod kprint && insmod kernel/kprint.ko ring_size=4194304 printk=0 ||
