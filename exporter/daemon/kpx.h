@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprint_exporter: serves what kprint knows over HTTP, for Prometheus
+ * (/metrics) and for people (/records, /formats).
+ *
+ *	kpx_main	options, signals, start and stop
+ *	kpx_ingest	the subscriber thread: kpc_stream into the store
+ *	kpx_records	the store of recent records and /records queries
+ *	kpx_metrics	the Prometheus text exposition and /formats
+ *	kpx_http	libmicrohttpd: routing, errors, limits
+ *
+ * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
+ * for a signal.  The store has its own lock; everything a scrape touches
+ * (the BPF maps, the stats socket) is under the scrape lock, because
+ * libkpc objects are not thread-safe.
+ */
+#ifndef KPX_H
+#define KPX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kpc.h"
+
+#define KPX_LISTEN_DEFAULT	"127.0.0.1:9464"
+#define KPX_RECORDS_DEFAULT	10000
+#define KPX_MAX_SERIES_DEFAULT	5000
+#define KPX_LIMIT_DEFAULT	100
+#define KPX_LIMIT_MAX		1000
+
+/* The recent records, oldest overwritten first, and what ingest counted. */
+struct kpx_store {
+	pthread_mutex_t lock;
+	struct kpc_record **ring;	/* cap slots, kpc_record_dup() copies */
+	size_t cap;
+	size_t head;			/* the slot the next record goes to */
+	size_t n;			/* records held, <= cap */
+
+	uint64_t received;
+	uint64_t lost[2];		/* by enum kpc_lost_reason */
+	uint64_t resyncs;		/* gaps and overruns recovered from */
+	uint64_t malformed;
+	bool ingest_up;			/* the subscription is alive */
+};
+
+int kpx_store_init(struct kpx_store *s, size_t cap);
+void kpx_store_fini(struct kpx_store *s);
+/* Take ownership of n records (kpc_record_dup() copies), under one lock. */
+void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n);
+
+/* A parsed /records query. */
+struct kpx_query {
+	struct kpc_filter filter;
+	bool has_format_id;
+	uint64_t format_id;
+	const char *q;			/* substring of the format; NULL: any */
+	bool has_after;
+	uint64_t after;
+	unsigned int limit;
+};
+
+void kpx_query_init(struct kpx_query *q);
+/*
+ * Apply one query parameter.  value may be NULL ("?b" with no '=');
+ * value_len is its length as sent, so that a %00 inside shows.  Returns
+ * 0, or -EINVAL with a message for the client in err.
+ */
+int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
+		    size_t value_len, char *err, size_t errlen);
+bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec);
+
+/*
+ * The records matching q as a JSON array, in sequence order: with after,
+ * the first limit records past it (so paging by the last seq seen loses
+ * and repeats nothing); without, the most recent limit.  NULL: no memory.
+ */
+char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q);
+
+struct kpx_metrics {
+	pthread_mutex_t lock;		/* scrapes one at a time */
+	struct kpc_bpf *bpf;		/* NULL: BPF off or failed */
+	char bpf_error[256];		/* why bpf is NULL, "" for --no-bpf */
+	struct kpc_sock *ctl;		/* kpc_stats_get(); NULL: unavailable */
+	unsigned int max_series;
+	struct kpx_store *store;
+};
+
+/* Write label value s escaped per the exposition format, valid UTF-8. */
+void kpx_label_escape(FILE *out, const char *s);
+/*
+ * Write the per-format series of one source, at most max_series of them
+ * (largest counts first) and the rest summed into format="__overflow__".
+ * Sorts f.
+ */
+void kpx_metrics_formats(FILE *out, const char *source,
+			 struct kpc_format_count *f, size_t n,
+			 unsigned int max_series);
+/* The whole /metrics page (malloc'd) or NULL. */
+char *kpx_metrics_render(struct kpx_metrics *m, size_t *len);
+/* The /formats JSON array (malloc'd) or NULL. */
+char *kpx_formats_json(struct kpx_metrics *m, int *status);
+
+struct kpx_ingest {
+	struct kpx_store *store;
+	int rcvbuf;
+	int stop_fd;			/* eventfd: readable when asked to stop */
+	pthread_t thread;
+	struct kpc_stream *st;
+};
+
+int kpx_ingest_start(struct kpx_ingest *in);
+void kpx_ingest_stop(struct kpx_ingest *in);
+
+struct MHD_Daemon;
+struct kpx_http {
+	struct kpx_metrics *metrics;
+	struct kpx_store *store;
+	struct MHD_Daemon *mhd;
+};
+
+int kpx_http_start(struct kpx_http *h, const char *listen);
+void kpx_http_stop(struct kpx_http *h);
+
+#endif /* KPX_H */

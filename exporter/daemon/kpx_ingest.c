@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subscriber thread: kpc_stream delivers records in sequence order,
+ * resyncing from the ring on gaps and overruns.  Records are copied into
+ * a local batch while kpc_stream_process() runs (which may dump the ring
+ * and so take a while), and the batch goes into the store under one lock
+ * afterwards, so HTTP readers never wait for netlink.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kpx.h"
+
+/* kpc_stream_process() calls per flush to the store, at most. */
+#define KPX_INGEST_ROUNDS	16
+
+struct kpx_batch {
+	struct kpc_record **recs;
+	size_t n, cap;
+	uint64_t lost[2];
+	uint64_t resyncs;
+	uint64_t malformed;
+	int err;			/* first -ENOMEM, reported once */
+};
+
+static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
+{
+	struct kpx_batch *b = ctx;
+	struct kpc_record *copy;
+
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		struct kpc_record **r = realloc(b->recs, cap * sizeof(*r));
+
+		if (!r)
+			goto nomem;
+		b->recs = r;
+		b->cap = cap;
+	}
+	copy = kpc_record_dup(rec);
+	if (!copy)
+		goto nomem;
+	b->recs[b->n++] = copy;
+	return 0;
+nomem:
+	/* Received but not kept: say so, and go on with the stream. */
+	if (!b->err)
+		fprintf(stderr, "kprint_exporter: out of memory: record %" PRIu64
+			" not kept\n", rec->seq);
+	b->err = -ENOMEM;
+	return 0;
+}
+
+static int kpx_ingest_event(const struct kpc_event *ev, void *ctx)
+{
+	struct kpx_batch *b = ctx;
+
+	switch (ev->kind) {
+	case KPC_EVENT_GAP:
+		b->resyncs++;
+		fprintf(stderr, "kprint_exporter: gap of %" PRIu64 " records (%" PRIu64
+			"..%" PRIu64 "), re-reading the ring\n",
+			ev->count, ev->first_seq, ev->last_seq);
+		break;
+	case KPC_EVENT_OVERRUN:
+		b->resyncs++;
+		fprintf(stderr, "kprint_exporter: socket overrun, re-reading the ring"
+			" (consider --rcvbuf)\n");
+		break;
+	case KPC_EVENT_LOST:
+		if (ev->reason <= KPC_LOST_MISSING)
+			b->lost[ev->reason] += ev->count;
+		fprintf(stderr, "kprint_exporter: lost %" PRIu64 " records (%" PRIu64
+			"..%" PRIu64 "): %s (%s)\n", ev->count, ev->first_seq,
+			ev->last_seq, kpc_lost_reason_name(ev->reason),
+			kpc_cause_name(ev->cause));
+		break;
+	case KPC_EVENT_MALFORMED:
+		b->malformed += ev->count;
+		fprintf(stderr, "kprint_exporter: %" PRIu64 " malformed records skipped\n",
+			ev->count);
+		break;
+	}
+	return 0;
+}
+
+/* Hand the batch to the store: one lock for everything one wake-up got. */
+static void kpx_ingest_flush(struct kpx_ingest *in, struct kpx_batch *b)
+{
+	struct kpx_store *s = in->store;
+
+	kpx_store_add(s, b->recs, b->n);
+	pthread_mutex_lock(&s->lock);
+	s->lost[0] += b->lost[0];
+	s->lost[1] += b->lost[1];
+	s->resyncs += b->resyncs;
+	s->malformed += b->malformed;
+	pthread_mutex_unlock(&s->lock);
+	b->n = 0;
+	memset(b->lost, 0, sizeof(b->lost));
+	b->resyncs = b->malformed = 0;
+}
+
+static void *kpx_ingest_main(void *arg)
+{
+	struct kpx_ingest *in = arg;
+	struct kpx_batch *b = kpc_stream_tracker(in->st)->ctx;
+	struct pollfd pfd[2] = {
+		{ .fd = kpc_stream_fd(in->st), .events = POLLIN },
+		{ .fd = in->stop_fd, .events = POLLIN },
+	};
+	unsigned int rounds;
+	int err = 0;
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		/*
+		 * kpc_stream_process() handles a bounded batch so as not to
+		 * starve a shared loop; this thread has nothing else to do,
+		 * so go on until the socket is empty, then flush once.  A
+		 * flood that never lets the socket empty still gets flushed
+		 * every KPX_INGEST_ROUNDS batches, so /records keeps up and
+		 * the batch stays bounded.
+		 */
+		rounds = 0;
+		do {
+			err = kpc_stream_process(in->st);
+			if (err)
+				break;
+			pfd[0].revents = 0;
+		} while (++rounds < KPX_INGEST_ROUNDS &&
+			 poll(pfd, 1, 0) > 0 && (pfd[0].revents & POLLIN));
+		kpx_ingest_flush(in, b);
+		if (err)
+			break;
+	}
+	if (err)
+		fprintf(stderr, "kprint_exporter: the subscription failed: %s;"
+			" /records no longer updates\n", strerror(-err));
+	pthread_mutex_lock(&in->store->lock);
+	in->store->ingest_up = false;
+	pthread_mutex_unlock(&in->store->lock);
+	return NULL;
+}
+
+int kpx_ingest_start(struct kpx_ingest *in)
+{
+	struct kpx_batch *b;
+	struct kpc_stream_opts opts = {
+		.rcvbuf = in->rcvbuf,
+		.replay = true,
+		.record = kpx_ingest_record,
+		.event = kpx_ingest_event,
+	};
+	struct kpc_sock *ctl;
+	struct kpc_stats stats;
+	int err;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	opts.ctx = b;
+
+	/*
+	 * Start with what the ring holds now, so /records is useful at once;
+	 * records overwritten before we started are not ours to report lost.
+	 */
+	err = kpc_sock_open(&(struct kpc_sock_opts){ 0 }, &ctl);
+	if (err)
+		goto err_free;
+	err = kpc_stats_get(ctl, &stats);
+	kpc_sock_close(ctl);
+	if (err)
+		goto err_free;
+	opts.from = stats.first_seq;
+
+	err = kpc_stream_open(&opts, &in->st);
+	if (err)
+		goto err_free;
+	err = kpc_stream_start(in->st);
+	if (err)
+		goto err_close;
+	kpx_ingest_flush(in, b);
+	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)
+		fprintf(stderr, "kprint_exporter: asked for a %d-byte receive buffer,"
+			" got %d\n", in->rcvbuf, kpc_stream_rcvbuf(in->st));
+
+	in->store->ingest_up = true;
+	err = -pthread_create(&in->thread, NULL, kpx_ingest_main, in);
+	if (err)
+		goto err_close;
+	return 0;
+
+err_close:
+	kpc_stream_close(in->st);
+	in->st = NULL;
+err_free:
+	free(b);
+	return err;
+}
+
+void kpx_ingest_stop(struct kpx_ingest *in)
+{
+	struct kpx_batch *b;
+	uint64_t one = 1;
+
+	if (!in->st)
+		return;
+	if (write(in->stop_fd, &one, sizeof(one)) != sizeof(one))
+		fprintf(stderr, "kprint_exporter: stopping ingest: %s\n", strerror(errno));
+	pthread_join(in->thread, NULL);
+	b = kpc_stream_tracker(in->st)->ctx;
+	kpc_stream_close(in->st);
+	in->st = NULL;
+	free(b->recs);
+	free(b);
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint_exporter: options and lifecycle.  Signals are blocked in every
+ * thread and taken by main with sigwait(), so no handler races the
+ * libraries' threads.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "kpx.h"
+
+static void kpx_usage(FILE *out)
+{
+	fprintf(out,
+"usage: kprint_exporter [OPTIONS]\n"
+"Serve kprint's counters and recent records over HTTP.\n"
+"\n"
+"  --listen ADDR:PORT  where to listen, numeric, IPv6 as [ADDR]:PORT (default\n"
+"                      " KPX_LISTEN_DEFAULT ": loopback only; port 9464 is taken from\n"
+"                      the exporter range of Prometheus' default port\n"
+"                      allocations wiki page, not yet registered for kprint)\n"
+"  --records N         recent records kept for /records (default %d)\n"
+"  --max-series N      per-format series per source in /metrics, the rest\n"
+"                      summed as format=\"__overflow__\" (default %d)\n"
+"  --no-bpf            do not load or read the BPF per-format counters\n"
+"  --pin-dir DIR       BPF pin directory (default " KPRINT_COUNTER_PIN_DIR ")\n"
+"  --rcvbuf BYTES      the subscription's receive buffer\n"
+"  --help\n"
+"\n"
+"Endpoints: /metrics (Prometheus text 0.0.4), /records (JSON; level, class,\n"
+"subsystem, module, format_id, q, after, limit), /formats (JSON), /healthz.\n"
+"Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG.\n",
+		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
+}
+
+static int kpx_number(const char *opt, const char *arg, unsigned long min,
+		      unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] == '-' || *v < min || *v > max) {
+		fprintf(stderr, "kprint_exporter: --%s wants a number %lu..%lu, not '%s'\n",
+			opt, min, max, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
+       OPT_RCVBUF, OPT_HELP };
+
+static const struct option kpx_options[] = {
+	{ "listen",	required_argument, NULL, OPT_LISTEN },
+	{ "records",	required_argument, NULL, OPT_RECORDS },
+	{ "max-series",	required_argument, NULL, OPT_MAX_SERIES },
+	{ "no-bpf",	no_argument,	   NULL, OPT_NO_BPF },
+	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
+	{ "rcvbuf",	required_argument, NULL, OPT_RCVBUF },
+	{ "help",	no_argument,	   NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	const char *listen = KPX_LISTEN_DEFAULT;
+	unsigned long records = KPX_RECORDS_DEFAULT, v;
+	struct kpc_bpf_opts bopts = { 0 };
+	struct kpx_metrics metrics = { .max_series = KPX_MAX_SERIES_DEFAULT };
+	struct kpx_ingest ingest = { 0 };
+	struct kpx_http http = { 0 };
+	struct kpx_store store;
+	bool no_bpf = false;
+	sigset_t sigs;
+	int opt, sig, err;
+
+	while ((opt = getopt_long(argc, argv, "", kpx_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_LISTEN:
+			listen = optarg;
+			break;
+		case OPT_RECORDS:
+			if (kpx_number("records", optarg, 1, 10000000, &records))
+				return 2;
+			break;
+		case OPT_MAX_SERIES:
+			if (kpx_number("max-series", optarg, 0, 1000000, &v))
+				return 2;
+			metrics.max_series = v;
+			break;
+		case OPT_NO_BPF:
+			no_bpf = true;
+			break;
+		case OPT_PIN_DIR:
+			bopts.pin_dir = optarg;
+			break;
+		case OPT_RCVBUF:
+			if (kpx_number("rcvbuf", optarg, 4096, 1UL << 30, &v))
+				return 2;
+			ingest.rcvbuf = v;
+			break;
+		case OPT_HELP:
+			kpx_usage(stdout);
+			return 0;
+		default:
+			kpx_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "kprint_exporter: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+
+	/* Before any thread exists, so that all of them inherit the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	err = kpx_store_init(&store, records);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: no memory for %lu records\n", records);
+		return 1;
+	}
+	pthread_mutex_init(&metrics.lock, NULL);
+	metrics.store = &store;
+
+	/* The counters are optional: without them the rest still serves. */
+	if (!no_bpf) {
+		err = kpc_bpf_open(&bopts, &metrics.bpf);
+		if (err) {
+			snprintf(metrics.bpf_error, sizeof(metrics.bpf_error),
+				 "loading the BPF counters failed: %s", strerror(-err));
+			fprintf(stderr, "kprint_exporter: %s; serving without them"
+				" (kprint_bpf_up 0)\n", metrics.bpf_error);
+			metrics.bpf = NULL;
+		} else {
+			for (int s = 0; s < KPC_BPF_NR_SOURCES; s++) {
+				const struct kpc_bpf_hook_status *hs =
+					kpc_bpf_status(metrics.bpf, s);
+
+				if (!hs->attached)
+					fprintf(stderr, "kprint_exporter: %s messages are"
+						" not counted: %s\n",
+						kpc_bpf_source_name(s), hs->why);
+			}
+		}
+	}
+
+	err = kpc_sock_open(&(struct kpc_sock_opts){ 0 }, &metrics.ctl);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: cannot talk to the kprint family: %s%s\n",
+			strerror(-err), err == -ENOENT ? " (is kprint.ko loaded?)" : "");
+		metrics.ctl = NULL;
+		goto out_bpf;
+	}
+
+	ingest.store = &store;
+	ingest.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (ingest.stop_fd < 0) {
+		err = -errno;
+		fprintf(stderr, "kprint_exporter: eventfd: %s\n", strerror(errno));
+		goto out_ctl;
+	}
+	err = kpx_ingest_start(&ingest);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: cannot subscribe to kprint records: %s%s\n",
+			strerror(-err), err == -EPERM || err == -EACCES ?
+			" (needs CAP_SYS_ADMIN and CAP_SYSLOG)" : "");
+		goto out_efd;
+	}
+
+	http.metrics = &metrics;
+	http.store = &store;
+	err = kpx_http_start(&http, listen);
+	if (err)
+		goto out_ingest;
+	fprintf(stderr, "kprint_exporter %s: listening on %s, keeping %lu records, BPF %s\n",
+		KPRINT_VERSION, listen, records,
+		metrics.bpf ? "on" : no_bpf ? "off (--no-bpf)" : "unavailable");
+
+	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+		;
+	fprintf(stderr, "kprint_exporter: signal %d, stopping\n", sig);
+	err = 0;
+
+	kpx_http_stop(&http);
+out_ingest:
+	kpx_ingest_stop(&ingest);
+out_efd:
+	close(ingest.stop_fd);
+out_ctl:
+	kpc_sock_close(metrics.ctl);
+out_bpf:
+	if (metrics.bpf)
+		kpc_bpf_close(metrics.bpf);
+	pthread_mutex_destroy(&metrics.lock);
+	kpx_store_fini(&store);
+	return err == -ENOENT ? 3 : err == -EPERM || err == -EACCES ? 4 : err ? 1 : 0;
+}

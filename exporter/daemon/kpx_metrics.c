@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /metrics in the Prometheus text exposition format 0.0.4, and /formats.
+ *
+ * Counts come from the pinned BPF maps and the module's counters at each
+ * scrape, so a restarted exporter reports the same totals: nothing here
+ * accumulates what the kernel already counts.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kpx.h"
+
+void kpx_label_escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	while (n) {
+		uint32_t cp;
+		size_t len = kpc_utf8_next(p, n, &cp);
+
+		if (cp == KPC_UTF8_INVALID)
+			fputs("\xef\xbf\xbd", out);	/* U+FFFD */
+		else if (*p == '\\')
+			fputs("\\\\", out);
+		else if (*p == '"')
+			fputs("\\\"", out);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else
+			fwrite(p, 1, len, out);
+		p += len;
+		n -= len;
+	}
+}
+
+static int kpx_count_cmp(const void *a, const void *b)
+{
+	const struct kpc_format_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if (x->format_id != y->format_id)
+		return x->format_id < y->format_id ? -1 : 1;
+	return (int)x->level - (int)y->level;
+}
+
+void kpx_metrics_formats(FILE *out, const char *source,
+			 struct kpc_format_count *f, size_t n,
+			 unsigned int max_series)
+{
+	uint64_t rest = 0;
+	size_t i;
+
+	/* The biggest keep their own series: they are the ones alerted on. */
+	qsort(f, n, sizeof(*f), kpx_count_cmp);
+	for (i = 0; i < n; i++) {
+		const char *level = kpc_level_name(f[i].level);
+
+		if (i >= max_series) {
+			rest += f[i].count;
+			continue;
+		}
+		fprintf(out, "kprint_format_messages_total{source=\"%s\",format_id=\"%016"
+			PRIx64 "\",level=\"%s\",format=\"", source, f[i].format_id,
+			level ? level : "unknown");
+		kpx_label_escape(out, f[i].format);
+		fprintf(out, "\"} %" PRIu64 "\n", f[i].count);
+	}
+	if (n > max_series)
+		fprintf(out, "kprint_format_messages_total{source=\"%s\",format_id=\"\","
+			"level=\"\",format=\"__overflow__\"} %" PRIu64 "\n", source, rest);
+}
+
+#define KPX_HELP(out, name, type, help) \
+	fprintf(out, "# HELP " name " " help "\n# TYPE " name " " type "\n")
+
+static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
+{
+	struct kprint_counter_totals t;
+	struct kpc_format_count *f[KPC_BPF_NR_SOURCES] = { NULL };
+	size_t n[KPC_BPF_NR_SOURCES] = { 0 };
+	bool have_totals = false;
+	int src, err;
+
+	if (m->bpf) {
+		for (src = 0; src < KPC_BPF_NR_SOURCES; src++) {
+			err = kpc_bpf_read(m->bpf, src, &f[src], &n[src]);
+			if (err) {
+				fprintf(stderr, "kprint_exporter: reading the %s counters: %s\n",
+					kpc_bpf_source_name(src), strerror(-err));
+				f[src] = NULL;
+				n[src] = 0;
+			}
+		}
+		err = kpc_bpf_totals(m->bpf, &t);
+		if (err)
+			fprintf(stderr, "kprint_exporter: reading the BPF totals: %s\n",
+				strerror(-err));
+		have_totals = !err;
+	}
+
+	KPX_HELP(out, "kprint_bpf_up", "gauge",
+		 "Whether the in-kernel BPF per-format counters are loaded (1) or not (0).");
+	fprintf(out, "kprint_bpf_up %d\n", m->bpf ? 1 : 0);
+	KPX_HELP(out, "kprint_bpf_attached", "gauge",
+		 "Whether the BPF hook of a source counts now.");
+	for (src = 0; m->bpf && src < KPC_BPF_NR_SOURCES; src++)
+		fprintf(out, "kprint_bpf_attached{source=\"%s\"} %d\n",
+			kpc_bpf_source_name(src),
+			kpc_bpf_status(m->bpf, src)->attached ? 1 : 0);
+
+	KPX_HELP(out, "kprint_format_messages_total", "counter",
+		 "Messages per format and level, counted in the kernel by BPF.");
+	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
+		kpx_metrics_formats(out, kpc_bpf_source_name(src), f[src], n[src],
+				    m->max_series);
+
+	/* Each family's samples right after its own HELP and TYPE. */
+	KPX_HELP(out, "kprint_bpf_messages_total", "counter",
+		 "Messages seen by the BPF hook of a source.");
+	if (have_totals) {
+		fprintf(out, "kprint_bpf_messages_total{source=\"kprint\"} %" PRIu64 "\n",
+			(uint64_t)t.kprint_records);
+		fprintf(out, "kprint_bpf_messages_total{source=\"printk\"} %" PRIu64 "\n",
+			(uint64_t)t.printk_calls);
+	}
+	KPX_HELP(out, "kprint_bpf_overflow_total", "counter",
+		 "Messages of new formats that found the BPF map full (not counted per format).");
+	if (have_totals) {
+		fprintf(out, "kprint_bpf_overflow_total{source=\"kprint\"} %" PRIu64 "\n",
+			(uint64_t)t.kprint_overflow);
+		fprintf(out, "kprint_bpf_overflow_total{source=\"printk\"} %" PRIu64 "\n",
+			(uint64_t)t.printk_overflow);
+	}
+	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
+		free(f[src]);
+}
+
+static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
+{
+	struct kpc_stats st;
+	int err = -ENOTCONN;
+
+	if (m->ctl)
+		err = kpc_stats_get(m->ctl, &st);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: reading the module's counters: %s\n",
+			strerror(-err));
+	}
+	KPX_HELP(out, "kprint_kernel_up", "gauge",
+		 "Whether the module's counters could be read at this scrape.");
+	fprintf(out, "kprint_kernel_up %d\n", err ? 0 : 1);
+	if (err)
+		return;
+	KPX_HELP(out, "kprint_kernel_records_total", "counter",
+		 "Records stored in the kernel ring since kprint.ko was loaded.");
+	fprintf(out, "kprint_kernel_records_total %" PRIu64 "\n", st.records);
+	KPX_HELP(out, "kprint_kernel_overwritten_total", "counter",
+		 "Records the kernel ring overwrote since kprint.ko was loaded.");
+	fprintf(out, "kprint_kernel_overwritten_total %" PRIu64 "\n", st.overwritten);
+}
+
+static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m)
+{
+	struct kpx_store *s = m->store;
+	uint64_t received, lost[2], resyncs, malformed;
+	bool up;
+
+	pthread_mutex_lock(&s->lock);
+	received = s->received;
+	lost[0] = s->lost[0];
+	lost[1] = s->lost[1];
+	resyncs = s->resyncs;
+	malformed = s->malformed;
+	up = s->ingest_up;
+	pthread_mutex_unlock(&s->lock);
+
+	KPX_HELP(out, "kprint_exporter_ingest_up", "gauge",
+		 "Whether the exporter's subscription to kprint records is alive.");
+	fprintf(out, "kprint_exporter_ingest_up %d\n", up);
+	KPX_HELP(out, "kprint_exporter_records_received_total", "counter",
+		 "Records the exporter received from the kernel.");
+	fprintf(out, "kprint_exporter_records_received_total %" PRIu64 "\n", received);
+	KPX_HELP(out, "kprint_exporter_records_lost_total", "counter",
+		 "Records the exporter could not get, by reason.");
+	fprintf(out, "kprint_exporter_records_lost_total{reason=\"%s\"} %" PRIu64 "\n",
+		kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
+	fprintf(out, "kprint_exporter_records_lost_total{reason=\"%s\"} %" PRIu64 "\n",
+		kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
+	KPX_HELP(out, "kprint_exporter_resyncs_total", "counter",
+		 "Times notifications were skipped or overran and the ring was re-read.");
+	fprintf(out, "kprint_exporter_resyncs_total %" PRIu64 "\n", resyncs);
+	KPX_HELP(out, "kprint_exporter_records_malformed_total", "counter",
+		 "Records that could not be decoded.");
+	fprintf(out, "kprint_exporter_records_malformed_total %" PRIu64 "\n", malformed);
+	KPX_HELP(out, "kprint_exporter_build_info", "gauge",
+		 "The exporter's version.");
+	fprintf(out, "kprint_exporter_build_info{version=\"%s\"} 1\n", KPRINT_VERSION);
+}
+
+static double kpx_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *kpx_metrics_render(struct kpx_metrics *m, size_t *len)
+{
+	double start = kpx_now();
+	char *buf = NULL;
+	FILE *out;
+
+	out = open_memstream(&buf, len);
+	if (!out)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	kpx_metrics_bpf(out, m);
+	kpx_metrics_kernel(out, m);
+	pthread_mutex_unlock(&m->lock);
+	kpx_metrics_exporter(out, m);
+	KPX_HELP(out, "kprint_exporter_scrape_duration_seconds", "gauge",
+		 "How long this scrape took to collect.");
+	fprintf(out, "kprint_exporter_scrape_duration_seconds %.6f\n", kpx_now() - start);
+	if (ferror(out)) {
+		fclose(out);
+		free(buf);
+		return NULL;
+	}
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int kpx_formats_add(struct json_object *arr, enum kpc_bpf_source src,
+			   const struct kpc_format_count *f)
+{
+	struct json_object *obj = json_object_new_object();
+	char id[17];
+
+	if (!obj)
+		return -ENOMEM;
+	snprintf(id, sizeof(id), "%016" PRIx64, f->format_id);
+	json_object_object_add(obj, "source", json_object_new_string(kpc_bpf_source_name(src)));
+	json_object_object_add(obj, "format_id", json_object_new_string(id));
+	json_object_object_add(obj, "level", json_object_new_string(kpc_level_name(f->level)));
+	json_object_object_add(obj, "level_num", json_object_new_int(f->level));
+	json_object_object_add(obj, "count", json_object_new_uint64(f->count));
+	json_object_object_add(obj, "format", kpc_json_string(f->format));
+	return json_object_array_add(arr, obj) ? (json_object_put(obj), -ENOMEM) : 0;
+}
+
+/*
+ * The lines of `kprint formats --json --top 0` (schema/formats.schema.json)
+ * as one array: every format, then one summary per source.
+ */
+char *kpx_formats_json(struct kpx_metrics *m, int *status)
+{
+	struct json_object *arr = json_object_new_array();
+	struct kprint_counter_totals t;
+	char *out = NULL;
+	int src, err = 0;
+
+	if (!arr)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	if (!m->bpf) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "error", kpc_json_string(m->bpf_error[0] ?
+			m->bpf_error : "the BPF counters are off (--no-bpf)"));
+		*status = 503;
+		out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		goto unlock;
+	}
+	err = kpc_bpf_totals(m->bpf, &t);
+	for (src = 0; !err && src < KPC_BPF_NR_SOURCES; src++) {
+		const struct kpc_bpf_hook_status *hs = kpc_bpf_status(m->bpf, src);
+		struct kpc_format_count *f;
+		struct json_object *sum;
+		size_t i, n;
+
+		err = kpc_bpf_read(m->bpf, src, &f, &n);
+		if (err)
+			break;
+		qsort(f, n, sizeof(*f), kpx_count_cmp);
+		for (i = 0; !err && i < n; i++)
+			err = kpx_formats_add(arr, src, &f[i]);
+		free(f);
+		sum = json_object_new_object();
+		if (!sum) {
+			err = -ENOMEM;
+			break;
+		}
+		json_object_object_add(sum, "source", json_object_new_string(kpc_bpf_source_name(src)));
+		json_object_object_add(sum, "total", json_object_new_uint64(
+			src == KPC_BPF_KPRINT ? t.kprint_records : t.printk_calls));
+		json_object_object_add(sum, "overflow", json_object_new_uint64(
+			src == KPC_BPF_KPRINT ? t.kprint_overflow : t.printk_overflow));
+		json_object_object_add(sum, "formats", json_object_new_uint64(n));
+		json_object_object_add(sum, "max_formats",
+				       json_object_new_uint64(kpc_bpf_max_formats(m->bpf)));
+		json_object_object_add(sum, "attached", json_object_new_boolean(hs->attached));
+		if (!hs->attached)
+			json_object_object_add(sum, "skipped", kpc_json_string(hs->why));
+		json_object_array_add(arr, sum);
+	}
+	if (err) {
+		fprintf(stderr, "kprint_exporter: reading the BPF counters: %s\n",
+			strerror(-err));
+		*status = 500;
+		out = strdup("{\"error\":\"reading the BPF counters failed\"}");
+		goto unlock;
+	}
+	*status = 200;
+	out = strdup(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+unlock:
+	pthread_mutex_unlock(&m->lock);
+	json_object_put(arr);
+	return out;
+}

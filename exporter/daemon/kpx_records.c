@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The store of recent records and the /records query.  Ingest hands over
+ * whole batches, so the lock is taken once per wake-up, not per record.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpx.h"
+
+int kpx_store_init(struct kpx_store *s, size_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->ring = calloc(cap, sizeof(*s->ring));
+	if (!s->ring)
+		return -ENOMEM;
+	s->cap = cap;
+	pthread_mutex_init(&s->lock, NULL);
+	return 0;
+}
+
+void kpx_store_fini(struct kpx_store *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		kpc_record_free(s->ring[i]);
+	free(s->ring);
+	s->ring = NULL;
+	pthread_mutex_destroy(&s->lock);
+}
+
+void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
+{
+	struct kpc_record *old[64];
+	size_t i, nold = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < n; i++) {
+		struct kpc_record *prev = s->ring[s->head];
+
+		s->ring[s->head] = recs[i];
+		s->head = (s->head + 1) % s->cap;
+		if (s->n < s->cap)
+			s->n++;
+		s->received++;
+		/* Free outside the lock when we can: readers wait less. */
+		if (prev && nold < sizeof(old) / sizeof(old[0]))
+			old[nold++] = prev;
+		else
+			kpc_record_free(prev);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < nold; i++)
+		kpc_record_free(old[i]);
+}
+
+void kpx_query_init(struct kpx_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->limit = KPX_LIMIT_DEFAULT;
+}
+
+/* A whole decimal u64, no sign, no spaces, no garbage. */
+static int kpx_parse_u64(const char *s, int base, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || !((s[0] >= '0' && s[0] <= '9') ||
+		     (base == 16 && strchr("abcdefABCDEF", s[0]))))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+#define kpx_bad(...) ({ snprintf(err, errlen, __VA_ARGS__); -EINVAL; })
+
+int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
+		    size_t value_len, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (!value)
+		return kpx_bad("parameter needs a value");
+	if (strlen(value) != value_len)
+		return kpx_bad("value contains a NUL byte");
+
+	if (!strcmp(name, "level")) {
+		q->filter.levels = 0;
+		if (!*value || kpc_filter_parse_levels(value, &q->filter.levels))
+			return kpx_bad("level is LEVEL or LEVEL+ (emerg..debug), comma-separated");
+		return 0;
+	}
+	if (!strcmp(name, "class")) {
+		q->filter.classes = 0;
+		if (!*value || kpc_filter_parse_classes(value, &q->filter.classes))
+			return kpx_bad("class is none, detected, registered, setting or copyright");
+		return 0;
+	}
+	if (!strcmp(name, "subsystem")) {
+		q->filter.subsystem = value;
+		return 0;
+	}
+	if (!strcmp(name, "module")) {
+		q->filter.module = value;
+		return 0;
+	}
+	if (!strcmp(name, "format_id")) {
+		if (strlen(value) != 16 || kpx_parse_u64(value, 16, &v))
+			return kpx_bad("format_id is 16 hex digits");
+		q->has_format_id = true;
+		q->format_id = v;
+		return 0;
+	}
+	if (!strcmp(name, "q")) {
+		q->q = value;
+		return 0;
+	}
+	if (!strcmp(name, "after")) {
+		if (kpx_parse_u64(value, 10, &v))
+			return kpx_bad("after is a sequence number (decimal)");
+		q->has_after = true;
+		q->after = v;
+		return 0;
+	}
+	if (!strcmp(name, "limit")) {
+		if (kpx_parse_u64(value, 10, &v) || v < 1 || v > KPX_LIMIT_MAX)
+			return kpx_bad("limit is 1..%d", KPX_LIMIT_MAX);
+		q->limit = v;
+		return 0;
+	}
+	return kpx_bad("unknown parameter");
+}
+
+bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec)
+{
+	if (q->has_after && rec->seq <= q->after)
+		return false;
+	if (q->has_format_id && rec->format_id != q->format_id)
+		return false;
+	if (q->q && !strstr(rec->format, q->q))
+		return false;
+	return kpc_filter_match(&q->filter, rec);
+}
+
+char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
+{
+	struct json_object *arr = json_object_new_array();
+	const struct kpc_record **pick = NULL;
+	size_t i, n = 0, oldest;
+	char *out = NULL;
+
+	if (!arr)
+		return NULL;
+	pick = calloc(q->limit, sizeof(*pick));
+	if (!pick)
+		goto out;
+
+	pthread_mutex_lock(&s->lock);
+	oldest = (s->head + s->cap - s->n) % s->cap;
+	if (q->has_after) {
+		/* The first limit past after, oldest first. */
+		for (i = 0; i < s->n && n < q->limit; i++) {
+			const struct kpc_record *r = s->ring[(oldest + i) % s->cap];
+
+			if (kpx_query_match(q, r))
+				pick[n++] = r;
+		}
+	} else {
+		/* The most recent limit, collected newest first. */
+		for (i = 0; i < s->n && n < q->limit; i++) {
+			const struct kpc_record *r =
+				s->ring[(s->head + s->cap - 1 - i) % s->cap];
+
+			if (kpx_query_match(q, r))
+				pick[n++] = r;
+		}
+		for (i = 0; i < n / 2; i++) {
+			const struct kpc_record *t = pick[i];
+
+			pick[i] = pick[n - 1 - i];
+			pick[n - 1 - i] = t;
+		}
+	}
+	/* Render under the lock: the records may be freed once it drops. */
+	for (i = 0; i < n; i++) {
+		struct json_object *o = kpc_json_record(pick[i]);
+
+		if (!o || json_object_array_add(arr, o)) {
+			json_object_put(o);
+			pthread_mutex_unlock(&s->lock);
+			goto out;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	out = strdup(json_object_to_json_string_ext(arr,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+out:
+	free(pick);
+	json_object_put(arr);
+	return out;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint_exporter's pieces that need no kernel: the recent-records store
+ * (wrapping, paging with after=, the most recent without it), /records
+ * parameter checking, and the Prometheus label escaping and series cap.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpx.h"
+#include "test_kpc_tap.h"
+
+static struct kpc_record *mk(uint64_t seq, unsigned int level, const char *fmt,
+			     const char *subsystem)
+{
+	struct kpc_record r = {
+		.seq = seq, .level = level, .class = KPRINT_CLASS_NONE,
+		.comm = "t", .file = "", .function = "", .subsystem = subsystem,
+		.module = "m", .format = fmt, .format_id = kpc_format_id(fmt),
+		.text = fmt,
+	};
+
+	return kpc_record_dup(&r);
+}
+
+/* The seqs of a /records answer, or -1 when it does not parse. */
+static int seqs(char *json, uint64_t *out, int max)
+{
+	struct json_object *arr = json_tokener_parse(json);
+	int i, n;
+
+	free(json);
+	if (!arr || !json_object_is_type(arr, json_type_array))
+		return -1;
+	n = json_object_array_length(arr);
+	for (i = 0; i < n && i < max; i++) {
+		struct json_object *seq;
+
+		json_object_object_get_ex(json_object_array_get_idx(arr, i), "seq", &seq);
+		out[i] = json_object_get_uint64(seq);
+	}
+	json_object_put(arr);
+	return n;
+}
+
+static int param(struct kpx_query *q, const char *name, const char *value)
+{
+	char err[128];
+
+	return kpx_query_param(q, name, value, value ? strlen(value) : 0, err, sizeof(err));
+}
+
+static void test_store(void)
+{
+	struct kpx_store s;
+	struct kpx_query q;
+	struct kpc_record *batch[120];
+	uint64_t got[200], after = 0, next = 71;
+	int i, n, pages = 0;
+	bool ok = true;
+
+	kpx_store_init(&s, 50);
+	for (i = 0; i < 120; i++)
+		batch[i] = mk(i + 1, i % 8, i % 2 ? "odd %d" : "even %d", "sub");
+	kpx_store_add(&s, batch, 120);
+	tap_ok(s.n == 50 && s.received == 120, "the store keeps the last 50 of 120");
+
+	kpx_query_init(&q);
+	n = seqs(kpx_records_json(&s, &q), got, 200);
+	tap_ok(n == KPX_LIMIT_DEFAULT || (n == 50 && got[0] == 71 && got[49] == 120),
+	       "without after: all 50 kept, oldest first (%d)", n);
+
+	param(&q, "limit", "5");
+	n = seqs(kpx_records_json(&s, &q), got, 200);
+	tap_ok(n == 5 && got[0] == 116 && got[4] == 120,
+	       "without after, limit=5: the 5 most recent, oldest first");
+
+	/* Page 7 at a time from before the oldest kept. */
+	for (;;) {
+		kpx_query_init(&q);
+		param(&q, "limit", "7");
+		q.has_after = true;
+		q.after = after;
+		n = seqs(kpx_records_json(&s, &q), got, 200);
+		if (n <= 0 || ++pages > 20)
+			break;
+		for (i = 0; i < n; i++)
+			ok &= got[i] == next++;
+		after = got[n - 1];
+	}
+	tap_ok(ok && next == 121 && n == 0, "paging by after= loses and repeats nothing");
+
+	kpx_query_init(&q);
+	param(&q, "level", "err+");
+	param(&q, "q", "odd");
+	param(&q, "limit", "1000");
+	n = seqs(kpx_records_json(&s, &q), got, 200);
+	ok = n > 0;
+	for (i = 0; i < n; i++)
+		ok &= (got[i] - 1) % 8 <= 3 && (got[i] - 1) % 2 == 1;
+	tap_ok(ok && n == 12, "level=err+&q=odd: exactly the matching records (%d)", n);
+
+	/* More than the store holds in one batch: the last cap stay. */
+	for (i = 0; i < 120; i++)
+		batch[i] = mk(1000 + i, 3, "again", "");
+	kpx_store_add(&s, batch, 120);
+	kpx_query_init(&q);
+	param(&q, "limit", "1000");
+	n = seqs(kpx_records_json(&s, &q), got, 200);
+	tap_ok(n == 50 && got[0] == 1070 && got[49] == 1119,
+	       "a batch bigger than the store keeps its last records");
+	kpx_store_fini(&s);
+}
+
+static void test_params(void)
+{
+	static const struct { const char *name, *value; int ok; } cases[] = {
+		{ "level", "err", 1 }, { "level", "err+", 1 }, { "level", "loud", 0 },
+		{ "level", "", 0 }, { "level", NULL, 0 },
+		{ "class", "detected", 1 }, { "class", "x", 0 },
+		{ "subsystem", "usb", 1 }, { "module", "", 1 },
+		{ "format_id", "0123456789abcdef", 1 }, { "format_id", "0123456789ABCDEF", 1 },
+		{ "format_id", "0123", 0 }, { "format_id", "0123456789abcdeg", 0 },
+		{ "format_id", "-123456789abcdef", 0 },
+		{ "after", "0", 1 }, { "after", "18446744073709551615", 1 },
+		{ "after", "18446744073709551616", 0 }, { "after", "-1", 0 },
+		{ "after", "12x", 0 }, { "after", " 1", 0 }, { "after", "", 0 },
+		{ "limit", "1", 1 }, { "limit", "1000", 1 }, { "limit", "0", 0 },
+		{ "limit", "1001", 0 }, { "limit", "-5", 0 }, { "limit", "+5", 0 },
+		{ "limit", "99999999999999999999", 0 },
+		{ "q", "", 1 }, { "bogus", "1", 0 },
+	};
+	struct kpx_query q;
+	char err[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kpx_query_init(&q);
+		err[0] = '\0';
+		tap_ok((param(&q, cases[i].name, cases[i].value) == 0) == cases[i].ok,
+		       "%s=%s is %s", cases[i].name,
+		       cases[i].value ? cases[i].value : "(no value)",
+		       cases[i].ok ? "accepted" : "rejected");
+	}
+	kpx_query_init(&q);
+	tap_ok(kpx_query_param(&q, "level", "err\0x", 5, err, sizeof(err)) == -EINVAL &&
+	       err[0], "a value with a NUL inside is rejected, with a reason");
+}
+
+static char *render(void (*fn)(FILE *, void *), void *arg)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static void esc(FILE *f, void *arg)
+{
+	kpx_label_escape(f, arg);
+}
+
+static void cap3(FILE *f, void *arg)
+{
+	kpx_metrics_formats(f, "kprint", arg, 5, 3);
+}
+
+static void test_metrics(void)
+{
+	struct kpc_format_count fc[5];
+	char *s;
+	int i;
+
+	s = render(esc, "a\"b\\c\nd \xff\xc3\xa9 \xe2\x82");
+	tap_ok(!strcmp(s, "a\\\"b\\\\c\\nd \xef\xbf\xbd\xc3\xa9 \xef\xbf\xbd"),
+	       "label values: quote, backslash, newline escaped; invalid UTF-8 replaced");
+	free(s);
+
+	memset(fc, 0, sizeof(fc));
+	for (i = 0; i < 5; i++) {
+		fc[i].format_id = i;
+		fc[i].level = 3;
+		fc[i].count = 10 * (i + 1);
+		snprintf(fc[i].format, sizeof(fc[i].format), "f%d", i);
+	}
+	s = render(cap3, fc);
+	tap_ok(strstr(s, "format=\"f4\"} 50\n") && strstr(s, "format=\"f2\"} 30\n") &&
+	       !strstr(s, "format=\"f1\"") &&
+	       strstr(s, "format=\"__overflow__\"} 30\n"),
+	       "--max-series 3: the 3 biggest, the other 2 summed as __overflow__");
+	free(s);
+}
+
+int main(void)
+{
+	test_store();
+	test_params();
+	test_metrics();
+	return tap_done();
+}
