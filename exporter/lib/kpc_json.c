@@ -147,3 +147,21 @@ int kpc_json_print(FILE *out, struct json_object *obj)
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
+
+struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
+					  const struct kpc_format_count *f)
+{
+	struct json_object *obj = json_object_new_object();
+	char id[17];
+
+	if (!obj)
+		return NULL;
+	snprintf(id, sizeof(id), "%016" PRIx64, f->format_id);
+	json_object_object_add(obj, "source", json_object_new_string(kpc_bpf_source_name(src)));
+	json_object_object_add(obj, "format_id", json_object_new_string(id));
+	json_object_object_add(obj, "level", json_object_new_string(kpc_level_name(f->level)));
+	json_object_object_add(obj, "level_num", json_object_new_int(f->level));
+	json_object_object_add(obj, "count", json_object_new_uint64(f->count));
+	json_object_object_add(obj, "format", kpc_json_string(f->format));
+	return obj;
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "kpc_bpf.h"
 #include "kpc_ops.h"
 #include "kpc_record.h"
 #include "kpc_tracker.h"
@@ -33,5 +34,9 @@ struct json_object *kpc_json_string(const char *s);
 
 /* obj on one line (no escaped slashes, no spaces) and a newline. */
 int kpc_json_print(FILE *out, struct json_object *obj);
+
+/* One per-format count, as a line of schema/formats.schema.json. */
+struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
+					  const struct kpc_format_count *f);
 
 #endif /* KPC_JSON_H */
