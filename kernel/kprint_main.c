@@ -149,18 +149,20 @@ static void __exit kprint_exit(void)
 {
 	/*
 	 * Modules that call kprint hold a reference on us through their
-	 * symbol use, so they are gone; what is left are netlink requests,
-	 * which kprint_nl_exit() waits for.
-	 */
-	kprint_nl_exit();
-
-	/*
-	 * Emitters run with interrupts off; once no new one can start, a
-	 * grace period lets any that already did finish before their
-	 * scratch and the ring go away.
+	 * symbol use, so they are gone; what is left are netlink emit
+	 * requests.  Emitters run with interrupts off, so once no new one
+	 * can start, a grace period lets those that already did finish:
+	 * after it the ring holds its last record.
 	 */
 	WRITE_ONCE(kprint_running, false);
 	synchronize_rcu();
+
+	/*
+	 * Subscribers get every stored record before the family goes
+	 * (they cannot dump the ring afterwards), then the controller's
+	 * "family deleted" event, which tells them to wait for a reload.
+	 */
+	kprint_nl_exit();
 
 	kprint_emit_exit();
 	kprint_ring_destroy(&kprint_ring);

@@ -488,8 +488,10 @@ static int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *rattr, *attr;
 	unsigned int nargs = 0;
 	struct sk_buff *msg;
+	unsigned long flags;
 	void *hdr, *buf;
 	int err, rem, nrec = 0;
+	bool running;
 	u64 seq;
 
 	if (GENL_REQ_ATTR_CHECK(info, KPRINT_A_RECORD)) {
@@ -554,8 +556,22 @@ static int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto err_free_buf;
 
-	seq = kprint_commit(b.rec, b.rec->len);
+	/*
+	 * Stored with interrupts off and only while kprint runs, like every
+	 * in-kernel emitter: module exit's grace period then waits for this
+	 * store too, and the ring's last record is known before the final
+	 * notifications go out.
+	 */
+	local_irq_save(flags);
+	running = READ_ONCE(kprint_running);
+	seq = running ? kprint_commit(b.rec, b.rec->len) : 0;
+	local_irq_restore(flags);
 	kfree(buf);
+	if (!running) {
+		GENL_SET_ERR_MSG(info, "kprint is being unloaded");
+		err = -ESHUTDOWN;
+		goto err_free_msg;
+	}
 	if (!seq) {
 		err = -ENOBUFS;
 		goto err_free_msg;
@@ -753,24 +769,25 @@ int kprint_nl_init(void)
 }
 
 /**
- * kprint_nl_exit() - unregister the family and stop the notification worker
+ * kprint_nl_exit() - send what subscribers have not got, then unregister
  *
- * Context: Process context (module exit).  On return no netlink operation
- * runs and no notification work is pending.
+ * Context: Process context (module exit), after the last record was stored.
+ * On return no netlink operation runs and no notification work is pending.
  */
 void kprint_nl_exit(void)
 {
 	/*
-	 * Stop the worker before the family goes away so it never multicasts
-	 * to groups that are being released.
+	 * No record can be stored any more, so one last run of the worker
+	 * multicasts the tail of the ring: a subscriber that kept up has
+	 * every record when it sees the family go.
 	 */
+	irq_work_sync(&kprint_ntf_irq_work);
+	flush_work(&kprint_ntf_work);
+
+	/* Stop the worker before the family's groups are released. */
 	WRITE_ONCE(kprint_ntf_enabled, false);
 	irq_work_sync(&kprint_ntf_irq_work);
 	cancel_work_sync(&kprint_ntf_work);
 
 	genl_unregister_family(&kprint_nl_family);
-
-	/* An emit request still in flight above may have kicked again. */
-	irq_work_sync(&kprint_ntf_irq_work);
-	cancel_work_sync(&kprint_ntf_work);
 }

@@ -69,6 +69,40 @@ static int kprint_out_lost(const struct kprint_opts *o, const struct kpc_event *
 	return 0;
 }
 
+/*
+ * kprint.ko went away or came back.  In JSON a line of its own, since
+ * sequence numbers start again after it:
+ *   {"module": "unloaded", "next_seq": N}	all before N were shown
+ *   {"module": "loaded", "first_seq": N}	the new instance's first
+ */
+static int kprint_out_module(const struct kprint_opts *o, const struct kpc_event *ev)
+{
+	bool unloaded = ev->kind == KPC_EVENT_UNLOADED;
+	struct json_object *obj;
+	int err = -ENOMEM;
+
+	if (unloaded)
+		fprintf(stderr, "kprint: kprint.ko was unloaded; waiting for it to come back\n");
+	else
+		fprintf(stderr, "kprint: kprint.ko is loaded again; its records start at seq %" PRIu64 "\n",
+			ev->first_seq);
+	if (!o->json)
+		return 0;
+
+	obj = json_object_new_object();
+	if (!obj)
+		return -ENOMEM;
+	if (json_object_object_add(obj, "module", json_object_new_string(unloaded ?
+					"unloaded" : "loaded")) ||
+	    json_object_object_add(obj, unloaded ? "next_seq" : "first_seq",
+				   json_object_new_uint64(ev->first_seq)))
+		goto out;
+	err = kpc_json_print(stdout, obj);
+out:
+	json_object_put(obj);
+	return err;
+}
+
 int kprint_out_event(const struct kpc_event *ev, void *ctx)
 {
 	struct kprint_out *out = ctx;
@@ -98,6 +132,10 @@ int kprint_out_event(const struct kpc_event *ev, void *ctx)
 		if (o->verbose)
 			fprintf(stderr, "kprint: socket receive buffer overran, reading missed records from the ring\n");
 		return 0;
+	case KPC_EVENT_UNLOADED:
+	case KPC_EVENT_RELOADED:
+		fflush(stdout);
+		return kprint_out_module(o, ev);
 	}
 	return 0;
 }

@@ -43,13 +43,20 @@ struct kpx_store {
 	uint64_t lost[2];		/* by enum kpc_lost_reason */
 	uint64_t resyncs;		/* gaps and overruns recovered from */
 	uint64_t malformed;
+	uint64_t reloads;		/* times kprint.ko came back */
 	bool ingest_up;			/* the subscription is alive */
+	bool module_loaded;		/* the kprint family is registered */
 };
 
 int kpx_store_init(struct kpx_store *s, size_t cap);
 void kpx_store_fini(struct kpx_store *s);
 /* Take ownership of n records (kpc_record_dup() copies), under one lock. */
 void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n);
+/*
+ * kprint.ko was loaded again: drop the old instance's records, whose
+ * sequence numbers the new one reuses (paging by seq would mix them).
+ */
+void kpx_store_reload(struct kpx_store *s);
 
 /* A parsed /records query. */
 struct kpx_query {

@@ -151,6 +151,27 @@ static enum MHD_Result kpx_no_arg(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_NO;
 }
 
+/*
+ * 200 while records flow in; 503 with the reason otherwise, so a probe
+ * tells "exporter up, kprint.ko unloaded" from "all is well".
+ */
+static enum MHD_Result kpx_healthz(struct kpx_http *h, struct MHD_Connection *c)
+{
+	bool up, loaded;
+
+	pthread_mutex_lock(&h->store->lock);
+	up = h->store->ingest_up;
+	loaded = h->store->module_loaded;
+	pthread_mutex_unlock(&h->store->lock);
+	if (!up)
+		return kpx_reply_const(c, MHD_HTTP_SERVICE_UNAVAILABLE, KPX_CT_TEXT,
+				       "the subscription to kprint records failed\n");
+	if (!loaded)
+		return kpx_reply_const(c, MHD_HTTP_SERVICE_UNAVAILABLE, KPX_CT_TEXT,
+				       "kprint.ko is not loaded\n");
+	return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_TEXT, "ok\n");
+}
+
 static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 				   const char *url, const char *method,
 				   const char *version, const char *upload_data,
@@ -184,7 +205,7 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	if (!strcmp(url, "/"))
 		return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_HTML, kpx_index);
 	if (!strcmp(url, "/healthz"))
-		return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_TEXT, "ok\n");
+		return kpx_healthz(h, c);
 	if (!strcmp(url, "/metrics")) {
 		body = kpx_metrics_render(h->metrics, &len);
 		if (!body)

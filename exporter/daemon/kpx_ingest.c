@@ -19,6 +19,7 @@
 #define KPX_INGEST_ROUNDS	16
 
 struct kpx_batch {
+	struct kpx_store *store;
 	struct kpc_record **recs;
 	size_t n, cap;
 	uint64_t lost[2];
@@ -55,6 +56,23 @@ nomem:
 	return 0;
 }
 
+/* Hand the batch to the store: one lock for everything one wake-up got. */
+static void kpx_batch_flush(struct kpx_batch *b)
+{
+	struct kpx_store *s = b->store;
+
+	kpx_store_add(s, b->recs, b->n);
+	pthread_mutex_lock(&s->lock);
+	s->lost[0] += b->lost[0];
+	s->lost[1] += b->lost[1];
+	s->resyncs += b->resyncs;
+	s->malformed += b->malformed;
+	pthread_mutex_unlock(&s->lock);
+	b->n = 0;
+	memset(b->lost, 0, sizeof(b->lost));
+	b->resyncs = b->malformed = 0;
+}
+
 static int kpx_ingest_event(const struct kpc_event *ev, void *ctx)
 {
 	struct kpx_batch *b = ctx;
@@ -84,25 +102,25 @@ static int kpx_ingest_event(const struct kpc_event *ev, void *ctx)
 		fprintf(stderr, "kprint_exporter: %" PRIu64 " malformed records skipped\n",
 			ev->count);
 		break;
+	case KPC_EVENT_UNLOADED:
+		fprintf(stderr, "kprint_exporter: kprint.ko was unloaded after record %"
+			PRIu64 "; waiting for it (kprint_module_loaded 0)\n",
+			ev->first_seq - 1);
+		kpx_batch_flush(b);
+		pthread_mutex_lock(&b->store->lock);
+		b->store->module_loaded = false;
+		pthread_mutex_unlock(&b->store->lock);
+		break;
+	case KPC_EVENT_RELOADED:
+		/* Everything of the old instance goes first, then away. */
+		fprintf(stderr, "kprint_exporter: kprint.ko is loaded again; following"
+			" it from seq %" PRIu64 ", /records starts afresh\n",
+			ev->first_seq);
+		kpx_batch_flush(b);
+		kpx_store_reload(b->store);
+		break;
 	}
 	return 0;
-}
-
-/* Hand the batch to the store: one lock for everything one wake-up got. */
-static void kpx_ingest_flush(struct kpx_ingest *in, struct kpx_batch *b)
-{
-	struct kpx_store *s = in->store;
-
-	kpx_store_add(s, b->recs, b->n);
-	pthread_mutex_lock(&s->lock);
-	s->lost[0] += b->lost[0];
-	s->lost[1] += b->lost[1];
-	s->resyncs += b->resyncs;
-	s->malformed += b->malformed;
-	pthread_mutex_unlock(&s->lock);
-	b->n = 0;
-	memset(b->lost, 0, sizeof(b->lost));
-	b->resyncs = b->malformed = 0;
 }
 
 static void *kpx_ingest_main(void *arg)
@@ -141,7 +159,7 @@ static void *kpx_ingest_main(void *arg)
 			pfd[0].revents = 0;
 		} while (++rounds < KPX_INGEST_ROUNDS &&
 			 poll(pfd, 1, 0) > 0 && (pfd[0].revents & POLLIN));
-		kpx_ingest_flush(in, b);
+		kpx_batch_flush(b);
 		if (err)
 			break;
 	}
@@ -171,6 +189,7 @@ int kpx_ingest_start(struct kpx_ingest *in)
 	if (!b)
 		return -ENOMEM;
 	opts.ctx = b;
+	b->store = in->store;
 
 	/*
 	 * Start with what the ring holds now, so /records is useful at once;
@@ -191,12 +210,13 @@ int kpx_ingest_start(struct kpx_ingest *in)
 	err = kpc_stream_start(in->st);
 	if (err)
 		goto err_close;
-	kpx_ingest_flush(in, b);
+	kpx_batch_flush(b);
 	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)
 		fprintf(stderr, "kprint_exporter: asked for a %d-byte receive buffer,"
 			" got %d\n", in->rcvbuf, kpc_stream_rcvbuf(in->st));
 
 	in->store->ingest_up = true;
+	in->store->module_loaded = true;
 	err = -pthread_create(&in->thread, NULL, kpx_ingest_main, in);
 	if (err)
 		goto err_close;

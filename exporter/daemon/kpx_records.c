@@ -57,6 +57,37 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
 		kpc_record_free(old[i]);
 }
 
+void kpx_store_reload(struct kpx_store *s)
+{
+	struct kpc_record **old;
+	size_t i, cap = s->cap;
+
+	/* A fresh array to swap in, so the old records are freed unlocked. */
+	old = calloc(cap, sizeof(*old));
+	pthread_mutex_lock(&s->lock);
+	if (old) {
+		struct kpc_record **tmp = s->ring;
+
+		s->ring = old;
+		old = tmp;
+	} else {
+		for (i = 0; i < cap; i++) {
+			kpc_record_free(s->ring[i]);
+			s->ring[i] = NULL;
+		}
+	}
+	s->head = 0;
+	s->n = 0;
+	s->reloads++;
+	s->module_loaded = true;
+	pthread_mutex_unlock(&s->lock);
+	if (old) {
+		for (i = 0; i < cap; i++)
+			kpc_record_free(old[i]);
+		free(old);
+	}
+}
+
 void kpx_query_init(struct kpx_query *q)
 {
 	memset(q, 0, sizeof(*q));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,6 +22,10 @@
 #define SOL_NETLINK	270
 #endif
 
+/* The generic netlink controller and its group for family events. */
+#define KPC_CTRL_NAME	"nlctrl"
+#define KPC_CTRL_GROUP	"notify"
+
 /*
  * nl_recv() peeks at each datagram's size and grows its buffer to fit, so
  * this only has to cover the common case without a second read.
@@ -29,7 +34,10 @@
 
 struct kpc_sock {
 	struct nl_sock *nl;
-	int family_id;
+	int family_id;			/* -1 while a watched family is gone */
+	char family[GENL_NAMSIZ];
+	char group[GENL_NAMSIZ];	/* "" if none joined */
+	bool watch;
 	int rcvbuf;
 	uint64_t foreign;
 	char extack[KPC_EXTACK_MAX];
@@ -221,6 +229,17 @@ static void kpc_sock_set_options(struct kpc_sock *ks, int timeout_ms)
 	nl_socket_set_msg_buf_size(ks->nl, KPC_MSG_BUF_SIZE);
 }
 
+static int kpc_sock_add_membership(struct kpc_sock *ks, int grp)
+{
+	int fd = nl_socket_get_fd(ks->nl);
+
+	/* errno, not libnl's code: the CLI tells EPERM from the rest. */
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
+		       sizeof(grp)) < 0)
+		return -errno;
+	return 0;
+}
+
 static int kpc_sock_join(struct kpc_sock *ks, const char *family,
 			 const char *group)
 {
@@ -230,10 +249,9 @@ static int kpc_sock_join(struct kpc_sock *ks, const char *family,
 	if (grp < 0)
 		return grp == -NLE_OBJ_NOTFOUND ? -EPROTO : kpc_nlerr_to_errno(grp);
 
-	err = nl_socket_add_membership(ks->nl, grp);
-	if (err < 0)
-		/* errno, not libnl's code: the CLI tells EPERM from the rest. */
-		return errno ? -errno : kpc_nlerr_to_errno(err);
+	err = kpc_sock_add_membership(ks, grp);
+	if (err)
+		return err;
 
 	/*
 	 * Notifications come unasked, with sequence number 0; our receive
@@ -273,11 +291,24 @@ int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
 		goto err_setup;
 	}
 
+	snprintf(ks->family, sizeof(ks->family), "%s", family);
 	if (opts->group) {
-		errno = 0;
+		snprintf(ks->group, sizeof(ks->group), "%s", opts->group);
 		err = kpc_sock_join(ks, family, opts->group);
 		if (err)
 			goto err_setup;
+	}
+
+	/*
+	 * The controller announces families coming and going to anyone who
+	 * listens (no privilege needed): that is how a subscriber learns
+	 * that kprint.ko was unloaded and loaded again.
+	 */
+	if (opts->watch) {
+		err = kpc_sock_join(ks, KPC_CTRL_NAME, KPC_CTRL_GROUP);
+		if (err)
+			goto err_setup;
+		ks->watch = true;
 	}
 
 	kpc_sock_set_options(ks, opts->timeout_ms ? opts->timeout_ms :
@@ -431,6 +462,70 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 	return err ? err : cb_err;
 }
 
+/* The id of our group in a controller message's CTRL_ATTR_MCAST_GROUPS. */
+static int kpc_sock_ctrl_group(struct kpc_sock *ks, struct nlattr *groups)
+{
+	struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	struct nlattr *grp;
+	int rem;
+
+	if (!groups)
+		return -EPROTO;
+	nla_for_each_nested(grp, groups, rem) {
+		if (nla_parse_nested(tb, CTRL_ATTR_MCAST_GRP_MAX, grp, NULL) < 0 ||
+		    !tb[CTRL_ATTR_MCAST_GRP_NAME] || !tb[CTRL_ATTR_MCAST_GRP_ID])
+			continue;
+		if (!strncmp(nla_get_string(tb[CTRL_ATTR_MCAST_GRP_NAME]),
+			     ks->group, nla_len(tb[CTRL_ATTR_MCAST_GRP_NAME])))
+			return nla_get_u32(tb[CTRL_ATTR_MCAST_GRP_ID]);
+	}
+	return -EPROTO;
+}
+
+/*
+ * A controller event: is it about our family?  Matching the id as well as
+ * the name ignores a stale "deleted" for an instance we already left.
+ */
+static int kpc_sock_ctrl_event(struct kpc_sock *ks, struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct genlmsghdr *gnlh;
+	int id, grp, err;
+
+	if (!genlmsg_valid_hdr(nlh, 0))
+		return 0;
+	gnlh = nlmsg_data(nlh);
+	if (gnlh->cmd != CTRL_CMD_NEWFAMILY && gnlh->cmd != CTRL_CMD_DELFAMILY)
+		return 0;
+	if (genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME] || !tb[CTRL_ATTR_FAMILY_ID])
+		return 0;
+	if (strncmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), ks->family,
+		    nla_len(tb[CTRL_ATTR_FAMILY_NAME])))
+		return 0;
+	id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+
+	if (gnlh->cmd == CTRL_CMD_DELFAMILY) {
+		if (id != ks->family_id)
+			return 0;
+		ks->family_id = -1;
+		return KPC_SOCK_GONE;
+	}
+
+	if (id == ks->family_id)
+		return 0;
+	if (ks->group[0]) {
+		grp = kpc_sock_ctrl_group(ks, tb[CTRL_ATTR_MCAST_GROUPS]);
+		if (grp < 0)
+			return grp;
+		err = kpc_sock_add_membership(ks, grp);
+		if (err)
+			return err;
+	}
+	ks->family_id = id;
+	return KPC_SOCK_BACK;
+}
+
 int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx)
 {
 	struct nlmsghdr *nlh;
@@ -445,6 +540,13 @@ int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx)
 
 	for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n);
 	     nlh = nlmsg_next(nlh, &n)) {
+		if (ks->watch && nlh->nlmsg_type == GENL_ID_CTRL) {
+			/* The controller sends one event per datagram. */
+			err = kpc_sock_ctrl_event(ks, nlh);
+			if (err)
+				break;
+			continue;
+		}
 		if (nlh->nlmsg_type != ks->family_id)
 			continue;
 		err = fn(nlh, ctx);
@@ -452,5 +554,43 @@ int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx)
 			break;
 	}
 	free(buf);
+	return err;
+}
+
+int kpc_sock_rebind(struct kpc_sock *ks)
+{
+	struct nl_sock *nl;
+	int id, grp = -1, err;
+
+	/* Our own socket carries notifications: ask on a fresh one. */
+	nl = nl_socket_alloc();
+	if (!nl)
+		return -ENOMEM;
+	err = genl_connect(nl);
+	if (err < 0) {
+		err = kpc_nlerr_to_errno(err);
+		goto out;
+	}
+	id = genl_ctrl_resolve(nl, ks->family);
+	if (id < 0) {
+		err = kpc_nlerr_to_errno(id);
+		if (err == -ENOENT)
+			ks->family_id = -1;
+		goto out;
+	}
+	if (ks->group[0]) {
+		grp = genl_ctrl_resolve_grp(nl, ks->family, ks->group);
+		if (grp < 0) {
+			err = grp == -NLE_OBJ_NOTFOUND ? -EPROTO : kpc_nlerr_to_errno(grp);
+			goto out;
+		}
+		err = kpc_sock_add_membership(ks, grp);
+		if (err)
+			goto out;
+	}
+	ks->family_id = id;
+	err = 0;
+out:
+	nl_socket_free(nl);
 	return err;
 }

@@ -36,6 +36,24 @@ struct kpc_sock_opts {
 	int rcvbuf;		/* receive buffer, bytes; 0: KPC_RCVBUF_DEFAULT */
 	int timeout_ms;		/* 0: KPC_TIMEOUT_MS_DEFAULT; < 0: wait forever */
 	bool nonblock;		/* for subscribers driven by poll() */
+	bool watch;		/* see the family go and come back (below) */
+};
+
+/*
+ * What kpc_sock_recv() saw happen to the family on a socket opened with
+ * opts->watch, which also listens to the generic netlink controller:
+ *
+ * KPC_SOCK_GONE: the family was unregistered (kprint.ko unloaded).  Every
+ *	record the kernel sent before is already delivered; nothing more
+ *	comes until the family is back.
+ * KPC_SOCK_BACK: the family is registered again (kprint.ko reloaded).  The
+ *	socket now talks to the new family and has re-joined its group; the
+ *	new instance's sequence numbers start again, so the caller's other
+ *	sockets must be reopened and its reading restarted.
+ */
+enum kpc_sock_change {
+	KPC_SOCK_GONE = 1,
+	KPC_SOCK_BACK,
 };
 
 int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out);
@@ -72,11 +90,19 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 
 /*
  * Read one datagram of notifications and pass each message of our family
- * to fn.  Returns 0; -EAGAIN when nothing is pending (non-blocking);
- * -ENOBUFS when the socket overran and notifications were lost; or fn's
- * or the socket's error.
+ * to fn.  Returns 0; a enum kpc_sock_change (opts->watch only); -EAGAIN
+ * when nothing is pending (non-blocking); -ENOBUFS when the socket overran
+ * and notifications were lost; or fn's or the socket's error (-EPERM:
+ * re-joining the group of a reloaded family was refused).
  */
 int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx);
+
+/*
+ * Look the family up again by name and re-join the group: for a watching
+ * socket that may have missed the controller's events (it overran).
+ * Returns 0 if the family is there (ids updated), -ENOENT if it is not.
+ */
+int kpc_sock_rebind(struct kpc_sock *ks);
 
 /*
  * The status a kernel control message carries: for NLMSG_ERROR and

@@ -14,6 +14,7 @@ struct kpc_stream {
 	struct kpc_sock *ctl;		/* stats and resync dumps */
 	struct kpc_tracker tracker;
 	bool overrun;			/* ENOBUFS seen, resync once drained */
+	bool gone;			/* the family is unregistered */
 	bool replay;
 	uint64_t from;
 };
@@ -32,6 +33,7 @@ int kpc_stream_open(const struct kpc_stream_opts *opts, struct kpc_stream **out)
 		.group = KPRINT_MCGRP_RECORDS,
 		.rcvbuf = opts->rcvbuf,
 		.nonblock = true,
+		.watch = true,
 	};
 	struct kpc_sock_opts ctl_opts = { 0 };
 	struct kpc_stream *st;
@@ -125,6 +127,75 @@ static int kpc_stream_msg_cb(struct nlmsghdr *nlh, void *ctx)
 	return n < 0 ? n : err;
 }
 
+static int kpc_stream_event(struct kpc_stream *st, enum kpc_event_kind kind,
+			    uint64_t seq)
+{
+	struct kpc_event ev = { .kind = kind, .first_seq = seq };
+
+	return st->tracker.event ? st->tracker.event(&ev, st->tracker.ctx) : 0;
+}
+
+/* kprint.ko is gone: report it once; records resume when it is back. */
+static int kpc_stream_gone(struct kpc_stream *st)
+{
+	if (st->gone)
+		return 0;
+	st->gone = true;
+	st->overrun = false;
+	return kpc_stream_event(st, KPC_EVENT_UNLOADED, st->tracker.next);
+}
+
+/*
+ * kprint.ko is loaded again and st->sub already follows the new family:
+ * talk to it on a new control socket and read its ring from the start,
+ * since every record of the new instance is new to us.
+ */
+static int kpc_stream_back(struct kpc_stream *st)
+{
+	struct kpc_sock_opts ctl_opts = { 0 };
+	struct kpc_sock *ctl;
+	uint64_t origin;
+	int err;
+
+	err = kpc_stream_gone(st);
+	if (err)
+		return err;
+
+	err = kpc_sock_open(&ctl_opts, &ctl);
+	if (err)
+		/* Gone again already: its "deleted" event is on its way. */
+		return err == -ENOENT ? 0 : err;
+	kpc_sock_close(st->ctl);
+	st->ctl = ctl;
+
+	err = kpc_origin_get(st->ctl, &origin);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	st->gone = false;
+	kpc_tracker_reset(&st->tracker);
+	kpc_tracker_anchor(&st->tracker, origin);
+	err = kpc_stream_event(st, KPC_EVENT_RELOADED, origin);
+	if (err)
+		return err;
+	return kpc_tracker_resync(&st->tracker, KPC_CAUSE_START);
+}
+
+/*
+ * A request found no family: it went away and maybe came back while
+ * events telling so were lost (an overrun).  Look it up again.
+ */
+static int kpc_stream_lost_family(struct kpc_stream *st)
+{
+	int err;
+
+	err = kpc_sock_rebind(st->sub);
+	if (err == -ENOENT)
+		return kpc_stream_gone(st);
+	if (err)
+		return err;
+	return kpc_stream_back(st);
+}
+
 /*
  * The kernel reports an overrun once per congestion episode, and the
  * episode lasts until our queue is empty: notifications it drops in the
@@ -139,16 +210,30 @@ int kpc_stream_process(struct kpc_stream *st)
 
 	for (i = 0; i < KPC_STREAM_BATCH || st->overrun; i++) {
 		err = kpc_sock_recv(st->sub, kpc_stream_msg_cb, st);
-		if (err == -ENOBUFS) {
+		switch (err) {
+		case 0:
+			continue;
+		case -ENOBUFS:
 			st->overrun = true;
 			continue;
-		}
-		if (err == -EAGAIN) {
+		case KPC_SOCK_GONE:
+			err = kpc_stream_gone(st);
+			break;
+		case KPC_SOCK_BACK:
+			err = kpc_stream_back(st);
+			break;
+		case -EAGAIN:
 			if (!st->overrun)
 				return 0;
 			st->overrun = false;
-			return kpc_tracker_overrun(&st->tracker);
+			err = kpc_tracker_overrun(&st->tracker);
+			if (!err)
+				return 0;
+			break;
 		}
+		/* A resync's dump found the family gone. */
+		if (err == -ENOENT && !st->gone)
+			err = kpc_stream_lost_family(st);
 		if (err)
 			return err;
 	}

@@ -13,6 +13,12 @@
  *
  * Callbacks may return -ECANCELED to stop; it comes back from
  * kpc_stream_start()/kpc_stream_process() and the stream stays usable.
+ *
+ * The stream outlives the module: when kprint.ko is unloaded it reports
+ * KPC_EVENT_UNLOADED (after every record the old instance stored), and
+ * when it is loaded again KPC_EVENT_RELOADED, then the new instance's
+ * records from its first one.  Re-joining the group needs CAP_SYS_ADMIN
+ * at that moment.
  */
 #ifndef KPC_STREAM_H
 #define KPC_STREAM_H

@@ -6,6 +6,12 @@ static int kpc_tracker_emit(struct kpc_tracker *t, const struct kpc_event *ev)
 	return t->event ? t->event(ev, t->ctx) : 0;
 }
 
+void kpc_tracker_reset(struct kpc_tracker *t)
+{
+	t->next = 0;
+	t->anchored = false;
+}
+
 void kpc_tracker_anchor(struct kpc_tracker *t, uint64_t next)
 {
 	t->next = next;

@@ -32,6 +32,17 @@ enum kpc_event_kind {
 	KPC_EVENT_LOST,
 	/* count records could not be decoded and were skipped. */
 	KPC_EVENT_MALFORMED,
+	/*
+	 * kprint.ko was unloaded (kpc_stream only).  first_seq: the next
+	 * record we expected; everything before it was delivered or
+	 * reported lost.
+	 */
+	KPC_EVENT_UNLOADED,
+	/*
+	 * kprint.ko is loaded again (kpc_stream only): its sequence numbers
+	 * start afresh and records from first_seq on follow.
+	 */
+	KPC_EVENT_RELOADED,
 };
 
 enum kpc_lost_reason {
@@ -85,6 +96,12 @@ struct kpc_tracker {
 	uint64_t resyncs;
 	uint64_t malformed;
 };
+
+/*
+ * Forget the position (not the counters): the sequence numbers that follow
+ * come from a new instance of the module.
+ */
+void kpc_tracker_reset(struct kpc_tracker *t);
 
 /* Deliver from seq next on (e.g. the kernel's next_seq: "from now"). */
 void kpc_tracker_anchor(struct kpc_tracker *t, uint64_t next);
