@@ -4,7 +4,9 @@
 #
 #   make          build the module, the BPF counters and the CLI (installs deps)
 #   make check    host unit tests, then every VM test; ends "N passed, N failed"
-#   make run      boot the guest with kprint and a demo source, show live records
+#   make run      boot the guest with kprint, the exporter and a demo source,
+#                 serve the exporter on http://127.0.0.1:9464 (RUN_PORT=N for
+#                 another host port), show live records until Ctrl-C
 #   make deps     install the Debian packages the project needs
 #
 # V=1 shows the commands.  Userspace output goes to .output/.
@@ -47,8 +49,12 @@ unit: all
 vmtest: all
 	$(Q)tests/run --vm
 
+# The exporter's port in the guest is forwarded to the host's loopback only
+# (tests/vm/run binds every forward to 127.0.0.1); RUN_PORT picks the host
+# port when 9464 is taken.  No timeout: it stays up until Ctrl-C.
+RUN_PORT ?= 9464
 run: all
-	$(Q)tests/vm/run -- scripts/run-demo
+	$(Q)tests/vm/run --timeout 0 --forward $(RUN_PORT):9464 -- scripts/run-demo
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
