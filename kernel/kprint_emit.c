@@ -145,21 +145,70 @@ void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
  * kprint_trace_record() - where tracers see each stored record
  * @format: the record's format string
  * @format_id: its FNV-1a 64 id
- * @level: the record's level
+ * @level: the record's level (enum kprint_level)
+ * @class: the record's class (enum kprint_class)
+ * @tags: the record's subsystem, NUL-terminated, immediately followed by
+ *	its module, NUL-terminated (their storage order in the record)
+ * @tags_id: FNV-1a 64 of those bytes, both NULs included
  *
  * bpf/kprint_counter.bpf.c counts records per format with a kprobe here,
  * defined through tracefs as "kprint:kprint_trace_record": unlike a raw
  * tracepoint or fentry on a module function, such a kprobe holds no
  * reference on the module (kprint can still be unloaded while counted) and
- * is armed again by the kernel when the module comes back.  __noipa keeps
- * the call and its arguments exactly as declared; the empty asm keeps the
- * compiler from deciding the call does nothing.
+ * is armed again by the kernel when the module comes back.  The same
+ * format used by two modules must count as two series, so the counter
+ * keys on @tags_id too; the id lets a known (format, tags) pair cost one
+ * hash lookup without reading any string, and one pointer to both tags
+ * keeps every argument in a register (six on the common ABIs).
+ * __noipa keeps the call and its arguments exactly as declared; the empty
+ * asm keeps the compiler from deciding the call does nothing.
  *
- * Context: Any context but NMI, once per record stored in the ring.
+ * Context: Any context but NMI, once per record stored in the ring, after
+ * it was stored; @format and @tags are valid only during the call.
  */
-__noipa void kprint_trace_record(const char *format, u64 format_id, u32 level)
+__noipa void kprint_trace_record(const char *format, u64 format_id, u32 level,
+				 u32 class, const char *tags, u64 tags_id)
 {
 	asm volatile("");
+}
+
+/*
+ * A record's subsystem and module, stored back to back: where they start
+ * and how many bytes they take with both NULs.
+ */
+static const char *kprint_rec_tags(const struct kprint_rec *rec,
+				   unsigned int *len)
+{
+	const char *p = rec->data;
+	unsigned int i;
+
+	BUILD_BUG_ON(KPRINT_STR_MODULE != KPRINT_STR_SUBSYSTEM + 1);
+	for (i = 0; i < KPRINT_STR_SUBSYSTEM; i++)
+		p += rec->slen[i] + 1;
+	*len = rec->slen[KPRINT_STR_SUBSYSTEM] + 1 +
+	       rec->slen[KPRINT_STR_MODULE] + 1;
+	return p;
+}
+
+/* FNV-1a 64 of @len bytes, NULs included, as the format id is of a string. */
+static u64 kprint_fnv1a64_mem(const char *p, unsigned int len)
+{
+	u64 h = KPRINT_FNV1A64_OFFSET;
+
+	while (len--) {
+		h ^= (u8)*p++;
+		h *= KPRINT_FNV1A64_PRIME;
+	}
+	return h;
+}
+
+static void kprint_trace(const struct kprint_rec *rec)
+{
+	unsigned int len;
+	const char *tags = kprint_rec_tags(rec, &len);
+
+	kprint_trace_record(kprint_rec_format(rec), rec->format_id, rec->level,
+			    rec->class, tags, kprint_fnv1a64_mem(tags, len));
 }
 
 __printf(2, 3)
@@ -215,8 +264,7 @@ u64 kprint_commit(struct kprint_rec *recs, unsigned int len)
 
 	for (p = recs; p < end; p += rec->len) {
 		rec = p;
-		kprint_trace_record(kprint_rec_format(rec), rec->format_id,
-				    rec->level);
+		kprint_trace(rec);
 	}
 
 	if (READ_ONCE(kprint_printk))

@@ -118,7 +118,8 @@ __printf(3, 0)
 void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 		       const char *fmt, va_list args, u8 level);
 struct kprint_builder *kprint_scratch_get(unsigned long *flags);
-void kprint_trace_record(const char *format, u64 format_id, u32 level);
+void kprint_trace_record(const char *format, u64 format_id, u32 level,
+			 u32 class, const char *tags, u64 tags_id);
 void kprint_scratch_put(unsigned long flags);
 
 /* kprint_netlink.c */
