@@ -3,8 +3,9 @@
  * Per-format message counters, kept in the kernel.
  *
  * Two hooks feed two pinned hash maps of the same layout: every kprint
- * record (a kprobe on kprint.ko's kprint_trace_record(), which takes no
- * module reference, so the module can still be unloaded while counting) and
+ * record, per format, level, class, subsystem and module (a kprobe on
+ * kprint.ko's kprint_trace_record(), which takes no module reference, so
+ * the module can still be unloaded while counting) and
  * every printk() of the running kernel (fentry on vprintk_emit(), through
  * which all of printk, printk_deferred and /dev/kmsg writes pass).  Counting
  * a known format costs a lookup and an atomic add; only a new format inserts,
@@ -94,12 +95,52 @@ static __always_inline int count_new(void *map, struct kprint_counter_key *key,
 	return err == -E2BIG ? -E2BIG : 0;
 }
 
+/*
+ * libbpf before 1.2 names only five kprobe arguments; kprint_trace_record()
+ * has six, all in registers.
+ */
+#ifndef PT_REGS_PARM6
+#if defined(bpf_target_x86)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
+#elif defined(bpf_target_arm64)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->regs[5])
+#else
+#error "the sixth kprobe argument of this architecture is unknown: PT_REGS_PARM6"
+#endif
+#endif
+
+/*
+ * Copy a new entry's strings.  @tags is the record's subsystem, then its
+ * module right after its NUL; each fits its buffer (the kernel cuts tags to
+ * KPRINT_TAG_MAX bytes with the NUL), so the first copy's length is exactly
+ * where the module starts.
+ */
+static __always_inline void read_strings(struct kprint_counter_value *fresh,
+					 const char *format, const char *tags)
+{
+	long len;
+
+	if (bpf_probe_read_kernel_str(fresh->format, sizeof(fresh->format), format) < 0)
+		fresh->format[0] = '\0';
+	len = bpf_probe_read_kernel_str(fresh->subsystem, sizeof(fresh->subsystem), tags);
+	if (len <= 0) {
+		fresh->subsystem[0] = '\0';
+		fresh->module[0] = '\0';
+		return;
+	}
+	if (bpf_probe_read_kernel_str(fresh->module, sizeof(fresh->module), tags + len) < 0)
+		fresh->module[0] = '\0';
+}
+
 SEC("kprobe/kprint_trace_record")
-int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 level)
+int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 level,
+	       __u32 class, const char *tags)
 {
 	struct kprint_counter_key key = {
 		.format_id = format_id,
+		.tags_id = PT_REGS_PARM6(ctx),
 		.level = level,
+		.class = class,
 	};
 	struct kprint_counter_totals *t = totals();
 	struct kprint_counter_value *fresh;
@@ -112,8 +153,7 @@ int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 l
 	fresh = scratch();
 	if (!fresh)
 		return 0;
-	if (bpf_probe_read_kernel_str(fresh->format, sizeof(fresh->format), format) < 0)
-		fresh->format[0] = '\0';
+	read_strings(fresh, format, tags);
 	if (count_new(&kprint_formats, &key, fresh) == -E2BIG)
 		__sync_fetch_and_add(&t->kprint_overflow, 1);
 	return 0;
@@ -175,6 +215,9 @@ int BPF_PROG(printk_count, int facility, int level,
 	}
 	key.level = level >= 0 && level <= 7 ? level : KPRINT_COUNTER_DEFAULT_LEVEL;
 	key.format_id = fnv1a64(fresh->format, len - 1);
+	/* printk() has no tags; the scratch may hold a kprint record's. */
+	fresh->subsystem[0] = '\0';
+	fresh->module[0] = '\0';
 	if (!count_known(&printk_formats, &key) &&
 	    count_new(&printk_formats, &key, fresh) == -E2BIG)
 		__sync_fetch_and_add(&t->printk_overflow, 1);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprint formats: the top message formats by count, from the in-kernel BPF
- * counters.  Loads and attaches the counters (pinned) the first time;
+ * counters, each as used at one level and class by one module and
+ * subsystem.  Loads and attaches the counters (pinned) the first time;
  * afterwards it only reads what they counted.
  */
 #include <errno.h>
@@ -80,10 +81,20 @@ static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 static int kprint_formats_cmp(const void *a, const void *b)
 {
 	const struct kpc_format_count *x = a, *y = b;
+	int c;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return strcmp(x->format, y->format);
+	c = strcmp(x->format, y->format);
+	if (!c)
+		c = strcmp(x->module, y->module);
+	if (!c)
+		c = strcmp(x->subsystem, y->subsystem);
+	if (!c && x->level != y->level)
+		c = x->level < y->level ? -1 : 1;
+	if (!c && x->class != y->class)
+		c = x->class < y->class ? -1 : 1;
+	return c;
 }
 
 static int kprint_formats_json(enum kpc_bpf_source src, const struct kpc_format_count *f)
@@ -98,11 +109,36 @@ static int kprint_formats_json(enum kpc_bpf_source src, const struct kpc_format_
 	return err;
 }
 
+/* s escaped like a record's text, padded to width; "-" when empty. */
+static void kprint_formats_column(const struct kprint_opts *o, const char *s, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *col;
+
+	col = open_memstream(&buf, &len);
+	if (col) {
+		kpc_text_escape(col, *s ? s : "-", o->text.utf8);
+		if (fclose(col))
+			len = 0;
+	}
+	if (buf && len)
+		printf("%-*s  ", width, buf);
+	else
+		printf("%-*s  ", width, "?");
+	free(buf);
+}
+
 static void kprint_formats_text(const struct kprint_opts *o, enum kpc_bpf_source src,
 				const struct kpc_format_count *f)
 {
-	printf("%12" PRIu64 "  %-6s  %-6s  %016" PRIx64 "  ", f->count,
-	       kpc_bpf_source_name(src), kpc_level_name(f->level), f->format_id);
+	const char *level = kpc_level_name(f->level), *class = kpc_class_name(f->class);
+
+	printf("%12" PRIu64 "  %-6s  %-6s  %-10s  %016" PRIx64 "  ", f->count,
+	       kpc_bpf_source_name(src), level ? level : "?", class ? class : "?",
+	       f->format_id);
+	kprint_formats_column(o, f->module, 14);
+	kprint_formats_column(o, f->subsystem, 14);
 	kpc_text_escape(stdout, f->format, o->text.utf8);
 	putchar('\n');
 }
@@ -152,7 +188,8 @@ static int kprint_formats_show(const struct kprint_opts *o, struct kpc_bpf *b)
 	if (err)
 		return err;
 	if (!o->json)
-		printf("%12s  %-6s  %-6s  %-16s  %s\n", "COUNT", "SOURCE", "LEVEL", "FORMAT_ID", "FORMAT");
+		printf("%12s  %-6s  %-6s  %-10s  %-16s  %-14s  %-14s  %s\n", "COUNT", "SOURCE",
+		       "LEVEL", "CLASS", "FORMAT_ID", "MODULE", "SUBSYSTEM", "FORMAT");
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++) {
 		if (!kprint_formats_args.want[src])
 			continue;
@@ -196,6 +233,14 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 	}
 
 	err = kpc_bpf_open(&kprint_formats_args.bpf, &b);
+	if (err == -ESTALE) {
+		fprintf(stderr, "kprint: the counters pinned in %s have an older layout; "
+			"'kprint formats --unload%s%s' removes them (their counts are lost)\n",
+			kprint_formats_args.bpf.pin_dir ?: KPRINT_COUNTER_PIN_DIR,
+			kprint_formats_args.bpf.pin_dir ? " --pin-dir " : "",
+			kprint_formats_args.bpf.pin_dir ?: "");
+		return KPRINT_EXIT_ERROR;
+	}
 	if (err)
 		return kprint_fail(KPRINT_ACT_COUNT, "load the BPF counters", err, NULL);
 	err = kprint_formats_show(o, b);

@@ -211,30 +211,40 @@ static int kpc_bpf_hook(struct kpc_bpf *b, enum kpc_bpf_source src)
 	return 0;
 }
 
-/* Keep the size of maps an earlier loader pinned; size new ones. */
-static void kpc_bpf_size_maps(struct kpc_bpf *b, unsigned int max_formats)
+/*
+ * Keep the size of maps an earlier loader pinned; size new ones.  A pinned
+ * map of another layout (left by an older kprint) is -ESTALE: libbpf would
+ * refuse to reuse it with a bare -EINVAL, and its pinned link still feeds
+ * it from a program of that older layout.
+ */
+static int kpc_bpf_size_maps(struct kpc_bpf *b, unsigned int max_formats)
 {
 	struct bpf_map *maps[] = { b->skel->maps.kprint_formats, b->skel->maps.printk_formats };
 	struct bpf_map_info info;
 	char path[PATH_MAX];
 	unsigned int i;
+	int fd, err = 0;
 	__u32 len;
-	int fd;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 2 && !err; i++) {
 		if (kpc_bpf_path(path, sizeof(path), b->pin_dir, bpf_map__name(maps[i])))
 			continue;
 		fd = bpf_obj_get(path);
 		if (fd >= 0) {
 			memset(&info, 0, sizeof(info));
 			len = sizeof(info);
-			if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+				if (info.key_size != sizeof(struct kprint_counter_key) ||
+				    info.value_size != sizeof(struct kprint_counter_value))
+					err = -ESTALE;
 				bpf_map__set_max_entries(maps[i], info.max_entries);
+			}
 			close(fd);
 		} else if (max_formats) {
 			bpf_map__set_max_entries(maps[i], max_formats);
 		}
 	}
+	return err;
 }
 
 static int kpc_bpf_load(struct kpc_bpf *b, unsigned int max_formats, bool with_printk)
@@ -245,9 +255,10 @@ static int kpc_bpf_load(struct kpc_bpf *b, unsigned int max_formats, bool with_p
 	b->skel = kprint_counter_bpf__open_opts(&oopts);
 	if (!b->skel)
 		return -errno;
-	kpc_bpf_size_maps(b, max_formats);
+	err = kpc_bpf_size_maps(b, max_formats);
 	bpf_program__set_autoload(b->skel->progs.printk_count, with_printk);
-	err = kprint_counter_bpf__load(b->skel);
+	if (!err)
+		err = kprint_counter_bpf__load(b->skel);
 	if (err) {
 		kprint_counter_bpf__destroy(b->skel);
 		b->skel = NULL;
@@ -291,7 +302,7 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 		err = kpc_bpf_load(b, max, false);
 	} else {
 		err = kpc_bpf_load(b, max, true);
-		if (err) {
+		if (err && err != -ESTALE) {
 			/* Most likely vprintk_emit() is gone: count kprint anyway. */
 			snprintf(ps->why, sizeof(ps->why), "fentry/vprintk_emit did not load: %s",
 				 strerror(-err));
@@ -360,6 +371,13 @@ int kpc_bpf_unload(const char *pin_dir)
 	return err;
 }
 
+/* A map's char array as a C string, whatever the kernel left in it. */
+static void kpc_bpf_copy_str(char *dst, const char *src, size_t size)
+{
+	memcpy(dst, src, size);
+	dst[size - 1] = '\0';
+}
+
 int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
 		 struct kpc_format_count **out, size_t *n)
 {
@@ -402,10 +420,14 @@ int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
 	}
 	for (i = 0; i < got; i++) {
 		res[i].format_id = keys[i].format_id;
+		res[i].tags_id = keys[i].tags_id;
 		res[i].level = keys[i].level;
+		res[i].class = keys[i].class;
 		res[i].count = values[i].count;
-		memcpy(res[i].format, values[i].format, sizeof(res[i].format));
-		res[i].format[sizeof(res[i].format) - 1] = '\0';
+		kpc_bpf_copy_str(res[i].format, values[i].format, sizeof(res[i].format));
+		kpc_bpf_copy_str(res[i].subsystem, values[i].subsystem,
+				 sizeof(res[i].subsystem));
+		kpc_bpf_copy_str(res[i].module, values[i].module, sizeof(res[i].module));
 	}
 	*out = res;
 	*n = got;

@@ -42,7 +42,9 @@ struct kpc_bpf;
 /*
  * Load (or reuse) the pinned maps and attach each hook not yet attached.
  * A hook this kernel lacks is skipped and said so in the status; the rest
- * still counts.  Needs CAP_SYS_ADMIN (CAP_BPF + CAP_PERFMON).
+ * still counts.  Needs CAP_SYS_ADMIN (CAP_BPF + CAP_PERFMON).  -ESTALE:
+ * the pin directory holds maps of another layout (an older kprint's);
+ * kpc_bpf_unload() removes them.
  */
 int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out);
 void kpc_bpf_close(struct kpc_bpf *b);
@@ -52,11 +54,19 @@ const struct kpc_bpf_hook_status *kpc_bpf_status(const struct kpc_bpf *b,
 /* Remove the pinned links and maps and the tracefs probe: counting stops. */
 int kpc_bpf_unload(const char *pin_dir);
 
+/*
+ * One entry: a format as used by one module and subsystem, at one level and
+ * class.  printk() entries have class 0 (none) and empty tags.
+ */
 struct kpc_format_count {
 	uint64_t format_id;
+	uint64_t tags_id;	/* FNV-1a 64 of "subsystem\0module\0"; 0 for printk */
 	uint32_t level;
+	uint32_t class;		/* enum kprint_class */
 	uint64_t count;
 	char format[KPRINT_COUNTER_FORMAT_LEN];
+	char subsystem[KPRINT_COUNTER_TAG_LEN];
+	char module[KPRINT_COUNTER_TAG_LEN];
 };
 
 /*

@@ -151,17 +151,30 @@ int kpc_json_print(FILE *out, struct json_object *obj)
 struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 					  const struct kpc_format_count *f)
 {
+	const char *level = kpc_level_name(f->level), *class = kpc_class_name(f->class);
 	struct json_object *obj = json_object_new_object();
+	bool ok = true;
 	char id[17];
 
 	if (!obj)
 		return NULL;
 	snprintf(id, sizeof(id), "%016" PRIx64, f->format_id);
-	json_object_object_add(obj, "source", json_object_new_string(kpc_bpf_source_name(src)));
-	json_object_object_add(obj, "format_id", json_object_new_string(id));
-	json_object_object_add(obj, "level", json_object_new_string(kpc_level_name(f->level)));
-	json_object_object_add(obj, "level_num", json_object_new_int(f->level));
-	json_object_object_add(obj, "count", json_object_new_uint64(f->count));
-	json_object_object_add(obj, "format", kpc_json_string(f->format));
+	ok = ok && kpc_json_add(obj, "source",
+				json_object_new_string(kpc_bpf_source_name(src)));
+	ok = ok && kpc_json_add(obj, "format_id", json_object_new_string(id));
+	/* The maps are the kernel's: a name it does not have is no crash. */
+	ok = ok && kpc_json_add(obj, "level",
+				json_object_new_string(level ? level : "unknown"));
+	ok = ok && kpc_json_add(obj, "level_num", json_object_new_int64(f->level));
+	ok = ok && kpc_json_add(obj, "class",
+				json_object_new_string(class ? class : "unknown"));
+	ok = ok && kpc_json_add(obj, "subsystem", kpc_json_string(f->subsystem));
+	ok = ok && kpc_json_add(obj, "module", kpc_json_string(f->module));
+	ok = ok && kpc_json_add(obj, "count", json_object_new_uint64(f->count));
+	ok = ok && kpc_json_add(obj, "format", kpc_json_string(f->format));
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
+	}
 	return obj;
 }

@@ -35,7 +35,10 @@ struct json_object *kpc_json_string(const char *s);
 /* obj on one line (no escaped slashes, no spaces) and a newline. */
 int kpc_json_print(FILE *out, struct json_object *obj);
 
-/* One per-format count, as a line of schema/formats.schema.json. */
+/*
+ * One per-format count, as a line of schema/formats.schema.json: source,
+ * format_id, level, level_num, class, subsystem, module, count, format.
+ */
 struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 					  const struct kpc_format_count *f);
 

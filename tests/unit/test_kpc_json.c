@@ -3,7 +3,8 @@
  * JSON output: strings are made valid UTF-8 (compared with what Python's
  * "replace" decoding gives), every line parses back with json-c, and the
  * lines validate against schema/record.schema.json with python3-jsonschema
- * (tests/unit/validate_json.py), which must also reject broken ones.
+ * (tests/unit/validate_json.py), which must also reject broken ones; the
+ * same for per-format counts and schema/formats.schema.json.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -302,6 +303,105 @@ static void test_schema(void)
 		free(lines[i]);
 }
 
+static struct kpc_format_count format_count(unsigned int class, const char *subsystem,
+					    const char *module)
+{
+	struct kpc_format_count f = {
+		.format_id = 0xfedcba9876543210ULL, .tags_id = 7, .level = KPRINT_LEVEL_ERR,
+		.class = class, .count = 18446744073709551615ULL,
+	};
+
+	snprintf(f.subsystem, sizeof(f.subsystem), "%s", subsystem);
+	snprintf(f.module, sizeof(f.module), "%s", module);
+	snprintf(f.format, sizeof(f.format), "%s", "reset %d\n");
+	return f;
+}
+
+static char *format_line(enum kpc_bpf_source src, const struct kpc_format_count *f)
+{
+	struct json_object *obj = kpc_json_format_count(src, f);
+	char *line = obj ? print_line(obj) : NULL;
+
+	json_object_put(obj);
+	return line;
+}
+
+/* schema/formats.schema.json, next to KPC_SCHEMA; NULL if not there. */
+static char *formats_schema(void)
+{
+	const char *schema = getenv("KPC_SCHEMA"), *slash;
+	char *path;
+
+	if (!schema || !(slash = strrchr(schema, '/')))
+		return NULL;
+	if (asprintf(&path, "%.*s/formats.schema.json", (int)(slash - schema), schema) < 0)
+		return NULL;
+	if (access(path, R_OK)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static void test_format_count(void)
+{
+	const char *validator = getenv("KPC_VALIDATE");
+	struct kpc_format_count f;
+	char *lines[3], *schema, *bad;
+	unsigned int i;
+	static const struct {
+		unsigned int line;
+		const char *from, *to, *what;
+	} spoils[] = {
+		{ 0, "\"class\":\"detected\",", "", "a count without class" },
+		{ 0, "\"subsystem\":\"usb-storage\",", "", "a count without subsystem" },
+		{ 0, "\"module\":\"kprint_demo\",", "", "a count without module" },
+		{ 0, "\"class\":\"detected\"", "\"class\":\"hardware\"", "an unknown class" },
+		{ 0, "\"class\":\"detected\"", "\"class\":1", "a numeric class" },
+		{ 1, "\"module\":\"\"", "\"module\":\"kprint_demo\"", "a printk count with a module" },
+		{ 1, "\"class\":\"none\"", "\"class\":\"detected\"", "a printk count with a class" },
+	};
+
+	f = format_count(KPRINT_CLASS_DETECTED, "usb-storage", "kprint_demo");
+	lines[0] = format_line(KPC_BPF_KPRINT, &f);
+	tap_ok(lines[0] && !strcmp(lines[0], "{\"source\":\"kprint\",\"format_id\":\"fedcba9876543210\","
+				   "\"level\":\"err\",\"level_num\":3,\"class\":\"detected\","
+				   "\"subsystem\":\"usb-storage\",\"module\":\"kprint_demo\","
+				   "\"count\":18446744073709551615,\"format\":\"reset %d\\n\"}\n"),
+	       "a per-format count has its class by name, subsystem and module");
+	f = format_count(KPRINT_CLASS_NONE, "", "");
+	lines[1] = format_line(KPC_BPF_PRINTK, &f);
+	tap_ok(lines[1] && strstr(lines[1], "\"class\":\"none\",\"subsystem\":\"\",\"module\":\"\","),
+	       "a printk count: class none, empty subsystem and module");
+	f = format_count(KPRINT_CLASS_COPYRIGHT, "sub\033[2J", "\xff\"q");
+	lines[2] = format_line(KPC_BPF_KPRINT, &f);
+	tap_ok(lines[2] && strstr(lines[2], "\"class\":\"copyright\",\"subsystem\":\"sub\\u001b[2J\","
+				  "\"module\":\"" FFFD "\\\"q\""),
+	       "tags are escaped and made valid UTF-8 like record strings");
+
+	schema = formats_schema();
+	if (!validator || !schema || access(validator, R_OK)) {
+		tap_skip("formats schema validation (KPC_VALIDATE/KPC_SCHEMA not set: run through make test)");
+	} else {
+		tap_ok(validate(validator, schema, (const char *const *)lines, 3, false) == 0,
+		       "per-format counts validate against schema/formats.schema.json");
+		for (i = 0; i < sizeof(spoils) / sizeof(spoils[0]); i++) {
+			if (!strstr(lines[spoils[i].line], spoils[i].from)) {
+				tap_ok(0, "formats schema rejects %s (test bug: pattern not found)",
+				       spoils[i].what);
+				continue;
+			}
+			bad = spoil(lines[spoils[i].line], spoils[i].from, spoils[i].to);
+			tap_ok(validate(validator, schema, (const char *const *)&bad, 1, true) != 0,
+			       "the formats schema rejects %s", spoils[i].what);
+			free(bad);
+		}
+	}
+	free(schema);
+	for (i = 0; i < 3; i++)
+		free(lines[i]);
+}
+
 int main(void)
 {
 	make_nasty();
@@ -309,5 +409,6 @@ int main(void)
 	test_record();
 	test_lost_and_stats();
 	test_schema();
+	test_format_count();
 	return tap_done();
 }
