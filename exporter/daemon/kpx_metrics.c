@@ -46,9 +46,20 @@ static int kpx_count_cmp(const void *a, const void *b)
 		return x->count < y->count ? 1 : -1;
 	if (x->format_id != y->format_id)
 		return x->format_id < y->format_id ? -1 : 1;
-	return (int)x->level - (int)y->level;
+	if (x->tags_id != y->tags_id)
+		return x->tags_id < y->tags_id ? -1 : 1;
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	if (x->class != y->class)
+		return x->class < y->class ? -1 : 1;
+	return 0;
 }
 
+/*
+ * Every series of the family has the same labels, printk's too (class
+ * "none", empty tags), so that aggregations see one shape; the overflow
+ * series has them all empty.
+ */
 void kpx_metrics_formats(FILE *out, const char *source,
 			 struct kpc_format_count *f, size_t n,
 			 unsigned int max_series)
@@ -60,20 +71,26 @@ void kpx_metrics_formats(FILE *out, const char *source,
 	qsort(f, n, sizeof(*f), kpx_count_cmp);
 	for (i = 0; i < n; i++) {
 		const char *level = kpc_level_name(f[i].level);
+		const char *class = kpc_class_name(f[i].class);
 
 		if (i >= max_series) {
 			rest += f[i].count;
 			continue;
 		}
 		fprintf(out, "kprint_format_messages_total{source=\"%s\",format_id=\"%016"
-			PRIx64 "\",level=\"%s\",format=\"", source, f[i].format_id,
-			level ? level : "unknown");
+			PRIx64 "\",level=\"%s\",class=\"%s\",subsystem=\"", source,
+			f[i].format_id, level ? level : "unknown", class ? class : "unknown");
+		kpx_label_escape(out, f[i].subsystem);
+		fputs("\",module=\"", out);
+		kpx_label_escape(out, f[i].module);
+		fputs("\",format=\"", out);
 		kpx_label_escape(out, f[i].format);
 		fprintf(out, "\"} %" PRIu64 "\n", f[i].count);
 	}
 	if (n > max_series)
 		fprintf(out, "kprint_format_messages_total{source=\"%s\",format_id=\"\","
-			"level=\"\",format=\"__overflow__\"} %" PRIu64 "\n", source, rest);
+			"level=\"\",class=\"\",subsystem=\"\",module=\"\","
+			"format=\"__overflow__\"} %" PRIu64 "\n", source, rest);
 }
 
 #define KPX_HELP(out, name, type, help) \
@@ -115,7 +132,9 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 			kpc_bpf_status(m->bpf, src)->attached ? 1 : 0);
 
 	KPX_HELP(out, "kprint_format_messages_total", "counter",
-		 "Messages per format and level, counted in the kernel by BPF.");
+		 "Messages per format, level, class, subsystem and module, counted in the kernel "
+		 "by BPF; printk has class none and empty subsystem and module; past --max-series "
+		 "per source the rest is summed in format __overflow__ with the other labels empty.");
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
 		kpx_metrics_formats(out, kpc_bpf_source_name(src), f[src], n[src],
 				    m->max_series);

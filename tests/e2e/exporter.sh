@@ -48,7 +48,11 @@ size=$(cat $TEST_PARAMS/table_size)
 first=$(stat next_seq)
 received0=$(get /metrics >/dev/null; metric kprint_exporter_records_received_total "$WORK/body")
 cp "$WORK/body" "$WORK/metrics.before"
+kprint monitor --json --until $((first + K * size - 1)) >"$WORK/mon" &
+mon=$!
+wait_subscribers 2 || finish
 echo $K >$TEST_PARAMS/emit || not_ok "emit the table $K times"
+wait $mon || not_ok "monitor"
 want=$((received0 + K * size))
 for ((i = 0; i < 3000; i++)); do
 	get /metrics >/dev/null
@@ -69,34 +73,104 @@ check_eq "nothing lost (missing)" \
 check_eq "kprint_kernel_records_total is the module's count" \
 	"$(metric kprint_kernel_records_total "$WORK/metrics.after")" "$(stat records)"
 
-$PY - "$WORK/metrics.before" "$WORK/metrics.after" "$K" "$size" <<'PY'
-import re, sys
-before, after, k, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-series = re.compile(r'^kprint_format_messages_total\{source="kprint",format_id="([0-9a-f]{16})",level="(\w+)",format="((?:[^"\\]|\\.)*)"\} (\d+)$')
-def counts(path):
+# The per-format series of /metrics: {labels: value} of one source.
+cat >"$WORK/series.py" <<'PY'
+import re
+LABELS = ("source", "format_id", "level", "class", "subsystem", "module", "format")
+VALUE = r'"((?:[^"\\]|\\.)*)"'
+SERIES = re.compile(r'^kprint_format_messages_total\{' + ",".join(f"{l}={VALUE}" for l in LABELS) +
+                    r'\} (\d+)$')
+def unescape(v):
+    return re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), v)
+def series(path, source="kprint"):
+    """Every series of the family; a line of it with other labels is an error."""
     out = {}
     for line in open(path, encoding="utf-8"):
-        m = series.match(line.rstrip("\n"))
-        if m:
-            out[m.group(1, 2, 3)] = int(m.group(4))
+        if not line.startswith("kprint_format_messages_total{"):
+            continue
+        m = SERIES.match(line.rstrip("\n"))
+        if not m:
+            raise ValueError(f"labels are not {LABELS}: {line!r}")
+        key = dict(zip(LABELS, map(unescape, m.groups()[:-1])))
+        if key["source"] == source:
+            out[tuple(key.items())] = int(m.group(len(LABELS) + 1))
     return out
-b, a = counts(before), counts(after)
-delta = {key: a[key] - b.get(key, 0) for key in a if a[key] != b.get(key, 0)}
+PY
+$PY - "$WORK/metrics.before" "$WORK/metrics.after" "$K" "$size" "$WORK/mon" <<'PY'
+import collections, json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[5]))
+from series import series
+before, after, k, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 def check(what, cond, detail=""):
     print(("ok - " if cond else "not ok - ") + what + ("" if cond else f" ({detail})"))
+try:
+    b, a = series(before), series(after)
+except ValueError as e:
+    b, a = {}, {}
+    check("/metrics: every per-format series has the labels source, format_id, level, class, "
+          "subsystem, module, format", False, e)
+delta = {key: a[key] - b.get(key, 0) for key in a if a[key] != b.get(key, 0)}
 check(f"/metrics: {size} kprint formats changed", len(delta) == size, len(delta))
 check(f"/metrics: each by exactly {k}", set(delta.values()) == {k}, delta)
 check("/metrics: a newline in a format is escaped as \\n",
-      any(key[2] == "kprint_test newline %d\\n" for key in delta), sorted(delta))
+      any(dict(key)["format"] == "kprint_test newline %d\n" for key in delta), sorted(delta))
+# What the exporter received, labelled the same way, counted the same.
+recs = [r for r in map(json.loads, open(sys.argv[5])) if "seq" in r]
+want = collections.Counter(
+    (("source", "kprint"), ("format_id", r["format_id"]), ("level", r["level"]), ("class", r["class"]),
+     ("subsystem", r["subsystem"]), ("module", r["module"]), ("format", r["format"])) for r in recs)
+check("/metrics: class, subsystem and module labels are those of the records counted",
+      delta == dict(want), set(delta.items()) ^ set(want.items()))
 PY
 
 # Quotes, backslashes and invalid UTF-8 in a label value.
 kprint emit --level err $'kpx "quoted" back\\slash \xff\xfe end %s' x >/dev/null ||
 	not_ok "emit a record with an awkward format"
+# One format from two modules (the table's, and injected ones as "user"),
+# with an awkward subsystem and another class: a series each.
+NOARGS="kprint_test no args"
+for i in 1 2; do
+	kprint emit --level info --subsystem 'kpx "sub"\x' "$NOARGS" >/dev/null ||
+		not_ok "emit '$NOARGS' with a subsystem"
+done
+kprint emit --level info --class registered "$NOARGS" >/dev/null || not_ok "emit '$NOARGS' --class registered"
 get /metrics >"$WORK/status"
 cp "$WORK/body" "$WORK/metrics.odd"
 check "/metrics escapes quotes and backslashes and replaces invalid UTF-8" \
 	grep -qF 'format="kpx \"quoted\" back\\slash �� end %s"} 1' "$WORK/metrics.odd"
+id=$(kprint formats --json --top 0 --source kprint | $PY -c 'import json, sys
+print({o["format_id"] for o in map(json.loads, sys.stdin) if o.get("format") == sys.argv[1]}.pop())' "$NOARGS")
+pre="kprint_format_messages_total{source=\"kprint\",format_id=\"$id\",level=\"info\""
+check "/metrics: '$NOARGS' from kprint_test, with its subsystem and module" \
+	grep -qxF "$pre,class=\"none\",subsystem=\"kprint-test\",module=\"kprint_test\",format=\"$NOARGS\"} $K" \
+	"$WORK/metrics.odd"
+check "/metrics: '$NOARGS' injected with a subsystem: its own series, escaped" \
+	grep -qxF "$pre,class=\"none\",subsystem=\"kpx \\\"sub\\\"\\\\x\",module=\"user\",format=\"$NOARGS\"} 2" \
+	"$WORK/metrics.odd"
+check "/metrics: '$NOARGS' injected as registered: its own series" \
+	grep -qxF "$pre,class=\"registered\",subsystem=\"\",module=\"user\",format=\"$NOARGS\"} 1" \
+	"$WORK/metrics.odd"
+check_eq "/metrics: '$NOARGS' has exactly these three series" \
+	"$(grep -cF "format=\"$NOARGS\"}" "$WORK/metrics.odd")" 3
+check "/metrics: printk series have class none and empty subsystem and module, like all the labels" $PY -c '
+import os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from series import series
+printk = series(sys.argv[2], "printk")
+assert printk and series(sys.argv[2], "kprint")
+for key in printk:
+    key = dict(key)
+    assert (key["class"], key["subsystem"], key["module"]) == ("none", "", ""), key' \
+	"$WORK/series.py" "$WORK/metrics.odd"
+# The records just emitted reach /records before it is read below.
+want=$((want + 4))
+for ((i = 0; i < 3000; i++)); do
+	[ "$(metric kprint_exporter_records_received_total "$WORK/body")" -ge $want ] && break
+	sleep 0.01
+	get /metrics >/dev/null
+done
+check_eq "the exporter received the injected records too" \
+	"$(metric kprint_exporter_records_received_total "$WORK/body")" $want
 out=$(promtool check metrics <"$WORK/metrics.odd" 2>&1)
 check "promtool check metrics accepts /metrics" [ $? -eq 0 ]
 [ -n "$out" ] && echo "$out" | sed 's/^/# promtool: /' | head -10
@@ -195,6 +269,13 @@ arr = json.load(open(sys.argv[1]))
 assert any(o.get("format") == "kprint_test ipv4 %pI4" and o["count"] == int(sys.argv[2]) for o in arr)
 for o in arr:
     jsonschema.validate(o, schema)' "$WORK/body" $K
+check "/formats: one entry per class, subsystem and module, like /metrics" $PY -c '
+import json, sys
+got = sorted((o["class"], o["subsystem"], o["module"], o["count"])
+             for o in json.load(open(sys.argv[1])) if o.get("format") == "kprint_test no args")
+want = sorted([("none", "kprint-test", "kprint_test", int(sys.argv[2])),
+               ("none", "kpx \"sub\"\\x", "user", 2), ("registered", "", "user", 1)])
+assert got == want, (got, want)' "$WORK/body" $K
 
 kill -TERM $exporter
 wait $exporter

@@ -2,7 +2,8 @@
 /*
  * kprint_exporter's pieces that need no kernel: the recent-records store
  * (wrapping, paging with after=, the most recent without it), /records
- * parameter checking, and the Prometheus label escaping and series cap.
+ * parameter checking, and the Prometheus label escaping, the labels of the
+ * per-format series and their cap.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -169,6 +170,65 @@ static void cap3(FILE *f, void *arg)
 	kpx_metrics_formats(f, "kprint", arg, 5, 3);
 }
 
+static void all_kprint(FILE *f, void *arg)
+{
+	kpx_metrics_formats(f, "kprint", arg, 4, 100);
+}
+
+static void one_printk(FILE *f, void *arg)
+{
+	kpx_metrics_formats(f, "printk", arg, 1, 100);
+}
+
+static struct kpc_format_count fc_of(uint64_t format_id, uint64_t tags_id, unsigned int level,
+				     unsigned int class, const char *subsystem,
+				     const char *module, const char *format, uint64_t count)
+{
+	struct kpc_format_count f = {
+		.format_id = format_id, .tags_id = tags_id, .level = level,
+		.class = class, .count = count,
+	};
+
+	snprintf(f.subsystem, sizeof(f.subsystem), "%s", subsystem);
+	snprintf(f.module, sizeof(f.module), "%s", module);
+	snprintf(f.format, sizeof(f.format), "%s", format);
+	return f;
+}
+
+/* The label names of every sample line of s, in order, as one string each. */
+static int same_label_names(const char *s, const char *want)
+{
+	const char *line = s;
+	int n = 0;
+
+	while (*line) {
+		const char *end = strchr(line, '\n'), *p = strchr(line, '{');
+		char names[256] = "";
+		size_t len = 0;
+
+		if (!end || !p || p > end)
+			return -1;
+		/* Label values are quoted and may hold escaped quotes. */
+		for (p++; *p != '}'; p++) {
+			const char *eq = strchr(p, '=');
+
+			if (!eq || eq[1] != '"' || len + (eq - p) + 2 > sizeof(names))
+				return -1;
+			len += snprintf(names + len, sizeof(names) - len, "%.*s,", (int)(eq - p), p);
+			for (p = eq + 2; *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+			if (p[1] == ',')
+				p++;
+		}
+		if (strcmp(names, want))
+			return -1;
+		n++;
+		line = end + 1;
+	}
+	return n;
+}
+
 static void test_metrics(void)
 {
 	struct kpc_format_count fc[5];
@@ -195,10 +255,61 @@ static void test_metrics(void)
 	free(s);
 }
 
+static void test_metrics_labels(void)
+{
+	static const char names[] = "source,format_id,level,class,subsystem,module,format,";
+	struct kpc_format_count fc[5];
+	char *s;
+
+	/* One format from two modules, and a third subsystem at another class. */
+	fc[0] = fc_of(0x2a, 1, KPRINT_LEVEL_INFO, KPRINT_CLASS_NONE, "kprint-test",
+		      "kprint_test", "same %d", 5);
+	fc[1] = fc_of(0x2a, 2, KPRINT_LEVEL_INFO, KPRINT_CLASS_NONE, "", "user", "same %d", 3);
+	fc[2] = fc_of(0x2a, 3, KPRINT_LEVEL_INFO, KPRINT_CLASS_DETECTED, "usb-storage",
+		      "kprint_demo", "same %d", 2);
+	fc[3] = fc_of(0x2b, 4, KPRINT_LEVEL_ERR, KPRINT_CLASS_COPYRIGHT, "q\"b\\n\nx",
+		      "m\xff", "other", 1);
+	s = render(all_kprint, fc);
+	tap_ok(strstr(s, "kprint_format_messages_total{source=\"kprint\",format_id=\"000000000000002a\","
+		      "level=\"info\",class=\"none\",subsystem=\"kprint-test\",module=\"kprint_test\","
+		      "format=\"same %d\"} 5\n") &&
+	       strstr(s, "kprint_format_messages_total{source=\"kprint\",format_id=\"000000000000002a\","
+		      "level=\"info\",class=\"none\",subsystem=\"\",module=\"user\","
+		      "format=\"same %d\"} 3\n"),
+	       "one format from two modules: two series, each with its module, subsystem and count");
+	tap_ok(strstr(s, "level=\"info\",class=\"detected\",subsystem=\"usb-storage\","
+		      "module=\"kprint_demo\",format=\"same %d\"} 2\n") != NULL,
+	       "class is a label, by name");
+	tap_ok(strstr(s, "level=\"err\",class=\"copyright\",subsystem=\"q\\\"b\\\\n\\nx\","
+		      "module=\"m\xef\xbf\xbd\",format=\"other\"} 1\n") != NULL,
+	       "subsystem and module are escaped like format; invalid UTF-8 replaced");
+	tap_ok(same_label_names(s, names) == 4,
+	       "every kprint series has the labels %.*s in this order", (int)sizeof(names) - 2, names);
+	free(s);
+
+	fc[0] = fc_of(0x2c, 0, KPRINT_LEVEL_WARNING, KPRINT_CLASS_NONE, "", "", "%s\n", 9);
+	s = render(one_printk, fc);
+	tap_ok(!strcmp(s, "kprint_format_messages_total{source=\"printk\",format_id=\"000000000000002c\","
+		       "level=\"warn\",class=\"none\",subsystem=\"\",module=\"\",format=\"%s\\n\"} 9\n"),
+	       "printk series: class none, empty subsystem and module, the same label names");
+	free(s);
+
+	for (int i = 0; i < 5; i++)
+		fc[i] = fc_of(i, 100 + i, KPRINT_LEVEL_ERR, KPRINT_CLASS_SETTING, "sub", "mod",
+			      "f", 10 * (i + 1));
+	s = render(cap3, fc);
+	tap_ok(strstr(s, "kprint_format_messages_total{source=\"kprint\",format_id=\"\",level=\"\","
+		      "class=\"\",subsystem=\"\",module=\"\",format=\"__overflow__\"} 30\n") &&
+	       same_label_names(s, names) == 4,
+	       "the overflow series has every label, empty but the format");
+	free(s);
+}
+
 int main(void)
 {
 	test_store();
 	test_params();
 	test_metrics();
+	test_metrics_labels();
 	return tap_done();
 }
