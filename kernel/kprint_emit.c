@@ -71,12 +71,17 @@ struct kprint_builder *kprint_scratch_get(unsigned long *flags)
 {
 	struct kprint_scratch *s;
 
-	if (unlikely(in_nmi() || !READ_ONCE(kprint_running)))
+	if (unlikely(in_nmi()))
 		return NULL;
 
+	/*
+	 * Checked with interrupts off: module exit clears kprint_running
+	 * and then waits a grace period, which an interrupts-off section
+	 * holds up, so nobody stores into a ring that is going away.
+	 */
 	local_irq_save(*flags);
 	s = this_cpu_ptr(kprint_scratch);
-	if (unlikely(s->busy)) {
+	if (unlikely(!READ_ONCE(kprint_running) || s->busy)) {
 		local_irq_restore(*flags);
 		return NULL;
 	}

@@ -167,6 +167,16 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 
 	if (m->ctl)
 		err = kpc_stats_get(m->ctl, &st);
+	if (err == -ENOENT || err == -ENOTCONN) {
+		/* kprint.ko was reloaded (a new family id) or not there before. */
+		kpc_sock_close(m->ctl);
+		m->ctl = NULL;
+		err = kpc_sock_open(&(struct kpc_sock_opts){ 0 }, &m->ctl);
+		if (err)
+			m->ctl = NULL;
+		else
+			err = kpc_stats_get(m->ctl, &st);
+	}
 	if (err) {
 		fprintf(stderr, "kprint_exporter: reading the module's counters: %s\n",
 			strerror(-err));
@@ -187,8 +197,8 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m)
 {
 	struct kpx_store *s = m->store;
-	uint64_t received, lost[2], resyncs, malformed;
-	bool up;
+	uint64_t received, lost[2], resyncs, malformed, reloads;
+	bool up, loaded;
 
 	pthread_mutex_lock(&s->lock);
 	received = s->received;
@@ -197,11 +207,20 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m)
 	resyncs = s->resyncs;
 	malformed = s->malformed;
 	up = s->ingest_up;
+	loaded = s->module_loaded;
+	reloads = s->reloads;
 	pthread_mutex_unlock(&s->lock);
 
 	KPX_HELP(out, "kprint_exporter_ingest_up", "gauge",
 		 "Whether the exporter's subscription to kprint records is alive.");
 	fprintf(out, "kprint_exporter_ingest_up %d\n", up);
+	KPX_HELP(out, "kprint_module_loaded", "gauge",
+		 "Whether kprint.ko is loaded, as the exporter's subscription last saw.");
+	fprintf(out, "kprint_module_loaded %d\n", loaded);
+	KPX_HELP(out, "kprint_exporter_module_reloads_total", "counter",
+		 "Times kprint.ko was loaded again while the exporter ran; its sequence "
+		 "numbers restart and /records starts afresh each time.");
+	fprintf(out, "kprint_exporter_module_reloads_total %" PRIu64 "\n", reloads);
 	KPX_HELP(out, "kprint_exporter_records_received_total", "counter",
 		 "Records the exporter received from the kernel.");
 	fprintf(out, "kprint_exporter_records_received_total %" PRIu64 "\n", received);
