@@ -133,11 +133,16 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 			return kpx_bad("class is none, detected, registered, setting or copyright");
 		return 0;
 	}
+	/* Longer than the kernel would ever store: a mistake, not a filter. */
 	if (!strcmp(name, "subsystem")) {
+		if (value_len >= KPRINT_TAG_MAX)
+			return kpx_bad("subsystem is at most %d bytes", KPRINT_TAG_MAX - 1);
 		q->filter.subsystem = value;
 		return 0;
 	}
 	if (!strcmp(name, "module")) {
+		if (value_len >= KPRINT_TAG_MAX)
+			return kpx_bad("module is at most %d bytes", KPRINT_TAG_MAX - 1);
 		q->filter.module = value;
 		return 0;
 	}
@@ -149,6 +154,8 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		return 0;
 	}
 	if (!strcmp(name, "q")) {
+		if (value_len >= KPRINT_FORMAT_MAX)
+			return kpx_bad("q is at most %d bytes, like a format", KPRINT_FORMAT_MAX - 1);
 		q->q = value;
 		return 0;
 	}

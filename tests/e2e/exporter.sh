@@ -246,7 +246,9 @@ for query, param in [
         ("format_id=0123456789abcdef0", "format_id"), ("level=loud", "level"),
         ("level=", "level"), ("class=sparkly", "class"), ("b", "b"),
         ("limit=5&limit", "limit"), ("level=err%00x", "level"),
-        ("subsystem=a%00b", "subsystem")]:
+        ("subsystem=a%00b", "subsystem"), ("q=" + "x" * 10240, "q"),
+        ("subsystem=" + "s" * 10240, "subsystem"), ("module=" + "m" * 64, "module"),
+        ("level=err&" * 1024 + "bogus=1", "bogus")]:
     status, body = get("/records?" + query)
     check(f"/records?{query} is 400 naming '{param}'",
           status == 400 and body.get("parameter") == param and body.get("error"),
