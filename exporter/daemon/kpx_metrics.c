@@ -167,16 +167,13 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 
 	if (m->ctl)
 		err = kpc_stats_get(m->ctl, &st);
-	if (err == -ENOENT || err == -ENOTCONN) {
-		/* kprint.ko was reloaded (a new family id) or not there before. */
-		kpc_sock_close(m->ctl);
-		m->ctl = NULL;
-		err = kpc_sock_open(&(struct kpc_sock_opts){ 0 }, &m->ctl);
-		if (err)
-			m->ctl = NULL;
-		else
-			err = kpc_stats_get(m->ctl, &st);
-	}
+	if (err == -ENOENT && !kpc_sock_rebind(m->ctl))
+		/*
+		 * kprint.ko was reloaded: a new family id.  The socket is
+		 * kept, not reopened, since the kernel checks CAP_SYSLOG
+		 * against its opener and we run without it by now.
+		 */
+		err = kpc_stats_get(m->ctl, &st);
 	if (err) {
 		fprintf(stderr, "kprint_exporter: reading the module's counters: %s\n",
 			strerror(-err));

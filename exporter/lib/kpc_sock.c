@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/kprint.h>
 #include <netlink/netlink.h>
@@ -229,15 +231,47 @@ static void kpc_sock_set_options(struct kpc_sock *ks, int timeout_ms)
 	nl_socket_set_msg_buf_size(ks->nl, KPC_MSG_BUF_SIZE);
 }
 
-static int kpc_sock_add_membership(struct kpc_sock *ks, int grp)
+/*
+ * Raise (or lower) CAP_SYS_ADMIN in the effective set.  A daemon that
+ * dropped its capabilities after setup keeps CAP_SYS_ADMIN permitted only
+ * so that it can re-join the group of a reloaded family: raised for that
+ * one setsockopt(), never longer.  Returns 0, or -EPERM if not permitted.
+ */
+static int kpc_sock_sys_admin(bool raise)
 {
-	int fd = nl_socket_get_fd(ks->nl);
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	const unsigned int word = CAP_TO_INDEX(CAP_SYS_ADMIN);
+	const uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
 
-	/* errno, not libnl's code: the CLI tells EPERM from the rest. */
-	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
-		       sizeof(grp)) < 0)
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	if (raise && !(data[word].permitted & bit))
+		return -EPERM;
+	if (raise)
+		data[word].effective |= bit;
+	else
+		data[word].effective &= ~bit;
+	if (syscall(SYS_capset, &hdr, data) < 0)
 		return -errno;
 	return 0;
+}
+
+static int kpc_sock_add_membership(struct kpc_sock *ks, int grp)
+{
+	int fd = nl_socket_get_fd(ks->nl), err;
+
+	/* errno, not libnl's code: the CLI tells EPERM from the rest. */
+	if (!setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)))
+		return 0;
+	err = -errno;
+	if (err != -EPERM || kpc_sock_sys_admin(true))
+		return err;
+	err = 0;
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0)
+		err = -errno;
+	kpc_sock_sys_admin(false);
+	return err;
 }
 
 static int kpc_sock_join(struct kpc_sock *ks, const char *family,

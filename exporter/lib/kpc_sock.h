@@ -98,9 +98,11 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx);
 
 /*
- * Look the family up again by name and re-join the group: for a watching
- * socket that may have missed the controller's events (it overran).
- * Returns 0 if the family is there (ids updated), -ENOENT if it is not.
+ * Look the family up again by name (and re-join the group, if any): after
+ * a reload, for a request socket, or for a watching socket that missed
+ * the controller's events (it overran).  The socket itself is kept, and
+ * with it the credentials the kernel checks requests against.  Returns 0
+ * if the family is there (ids updated), -ENOENT if it is not.
  */
 int kpc_sock_rebind(struct kpc_sock *ks);
 

@@ -147,13 +147,11 @@ static int kpc_stream_gone(struct kpc_stream *st)
 
 /*
  * kprint.ko is loaded again and st->sub already follows the new family:
- * talk to it on a new control socket and read its ring from the start,
+ * talk to it on the control socket too and read its ring from the start,
  * since every record of the new instance is new to us.
  */
 static int kpc_stream_back(struct kpc_stream *st)
 {
-	struct kpc_sock_opts ctl_opts = { 0 };
-	struct kpc_sock *ctl;
 	uint64_t origin;
 	int err;
 
@@ -161,12 +159,15 @@ static int kpc_stream_back(struct kpc_stream *st)
 	if (err)
 		return err;
 
-	err = kpc_sock_open(&ctl_opts, &ctl);
+	/*
+	 * Point the control socket at the new family rather than open a
+	 * new one: the kernel checks the right to read the ring against
+	 * whoever opened the socket, and we may have dropped it since.
+	 */
+	err = kpc_sock_rebind(st->ctl);
 	if (err)
 		/* Gone again already: its "deleted" event is on its way. */
 		return err == -ENOENT ? 0 : err;
-	kpc_sock_close(st->ctl);
-	st->ctl = ctl;
 
 	err = kpc_origin_get(st->ctl, &origin);
 	if (err)

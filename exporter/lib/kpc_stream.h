@@ -18,7 +18,8 @@
  * KPC_EVENT_UNLOADED (after every record the old instance stored), and
  * when it is loaded again KPC_EVENT_RELOADED, then the new instance's
  * records from its first one.  Re-joining the group needs CAP_SYS_ADMIN
- * at that moment.
+ * then: effective, or permitted (libkpc raises it for that call alone, so
+ * a daemon can drop it from its effective set after setup).
  */
 #ifndef KPC_STREAM_H
 #define KPC_STREAM_H
