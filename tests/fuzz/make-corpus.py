@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write the seed corpora of tests/fuzz/ (committed; run again after a UAPI change).
+
+tests/fuzz/make-corpus.py [DIR]   (DIR defaults to tests/fuzz/corpus)
+
+Seeds are what the harnesses meet in real use, so the fuzzer starts from
+the interesting paths instead of having to guess netlink framing:
+ - fuzz_record_decode: records as kprint.ko builds them (the test table's
+   and the demo's formats, every attribute, u64s after a PAD), batched
+   and in whole datagrams, plus each malformation the decoder rejects.
+   Attribute numbers are read from include/uapi/linux/kprint.h.
+ - fuzz_query: the /records queries of tests/e2e/exporter.sh, as
+   libmicrohttpd hands them over (unescaped), good and bad.
+ - fuzz_escape: strings with what the escapers must handle: \\, ", newline,
+   controls, C1, valid and ill-formed UTF-8.
+"""
+import os
+import re
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UAPI = os.path.join(HERE, "..", "..", "include", "uapi", "linux", "kprint.h")
+NLA_F_NESTED = 1 << 15
+
+
+def uapi_enums():
+    """name -> value for the enums and #defines of the UAPI header."""
+    text = open(UAPI).read()
+    vals = {}
+    for m in re.finditer(r"#define\s+(KPRINT_\w+)\s+(\d+)\b", text):
+        vals[m.group(1)] = int(m.group(2))
+    for body in re.findall(r"enum \w+ \{(.*?)\};", text, re.S):
+        n = -1
+        for line in body.splitlines():
+            m = re.match(r"\s*(\w+)\s*(?:=\s*([^,/]+))?,?", line)
+            if not m or not m.group(1).startswith(("KPRINT_", "__KPRINT_")):
+                continue
+            n = eval(m.group(2), {}, dict(vals)) if m.group(2) else n + 1
+            vals[m.group(1)] = n
+    return vals
+
+
+E = uapi_enums()
+
+
+def R(name):
+    return E["KPRINT_RECORD_A_" + name]
+
+
+def attr(typ, payload):
+    hdr = struct.pack("=HH", 4 + len(payload), typ)
+    return hdr + payload + b"\0" * (-len(payload) % 4)
+
+
+def u32(typ, v):
+    return attr(R(typ), struct.pack("=I", v))
+
+
+def u64(typ, v):
+    return attr(R(typ), struct.pack("=Q", v))
+
+
+def string(typ, s):
+    if isinstance(s, str):
+        s = s.encode()
+    return attr(R(typ), s + b"\0")
+
+
+def fnv1a64(b):
+    h = 0xcbf29ce484222325		# KPRINT_FNV1A64_OFFSET
+    for c in b:
+        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def record(seq, level, fmt, args=(), text=None, cls=0, subsystem="kprint-test",
+           module="kprint_test", comm="insmod", file="kernel/test/kprint_test.c",
+           line=42, function="kprint_test_init", block=0, flags=0, pad=True):
+    """The attributes of one record, in the kernel's order."""
+    if isinstance(fmt, str):
+        fmt = fmt.encode()
+    if text is None:
+        text = fmt
+    a = attr(R("PAD"), b"") if pad else b""
+    a += u64("SEQ", seq) + u32("LEVEL", level) + u32("CLASS", cls)
+    a += u64("TS_MONO_NS", 12345678901 + seq) + u64("TS_REAL_NS", 1700000000123456789)
+    a += u32("CPU", 1) + u32("PID", 4242) + string("COMM", comm)
+    a += string("FILE", file) + u32("LINE", line) + string("FUNCTION", function)
+    a += string("SUBSYSTEM", subsystem) + string("MODULE", module)
+    a += string("FORMAT", fmt) + u64("FORMAT_ID", fnv1a64(fmt))
+    for x in args:
+        a += string("ARG", x)
+    a += string("TEXT", text) + u64("BLOCK_ID", block) + u32("FLAGS", flags)
+    return a
+
+
+def nest(payload, nested_flag=True):
+    typ = E["KPRINT_A_RECORD"] | (NLA_F_NESTED if nested_flag else 0)
+    return attr(typ, payload)
+
+
+def genl_msg(attrs, cmd=None, seq=1):
+    """A whole netlink message: nlmsghdr, genlmsghdr, attributes."""
+    if cmd is None:
+        cmd = E["KPRINT_CMD_RECORD_NTF"]
+    body = struct.pack("=BBH", cmd, E["KPRINT_GENL_VERSION"], 0) + attrs
+    return struct.pack("=IHHII", 16 + len(body), 0x2a, 0, seq, 0) + body
+
+
+# Harness flags byte (fuzz_record_decode.c).
+ATTRS, DATAGRAM, STOP = 0, 1, 2
+
+
+def record_seeds():
+    s = {}
+    test = [
+        record(10, 6, "kprint_test ipv4 %pI4", ["10.0.0.1"], "kprint_test ipv4 10.0.0.1"),
+        record(11, 3, "kprint_test mac %pM", ["00:01:02:03:04:05"],
+               "kprint_test mac 00:01:02:03:04:05", cls=1),
+        record(12, 4, "kprint_test flood %u", ["7"], "kprint_test flood 7", block=3),
+        record(13, 7, "kprint_test pV <%pV>", ["inner 5"], "kprint_test pV <inner 5>"),
+    ]
+    demo = [
+        record(20, 6, "cheesy flash drive detected at %d", ["0"],
+               "cheesy flash drive detected at 0", cls=1, subsystem="usb-storage",
+               module="kprint_demo", file="", line=0, function=""),
+        record(21, 5, "EXT4-fs (sd%c1): mounted filesystem with %s data mode",
+               ["a", "ordered"], "EXT4-fs (sda1): mounted filesystem with ordered data mode",
+               subsystem="ext4", module="kprint_demo"),
+        record(22, 6, "kprint demo traffic, copyright (c) %d %s", ["2007", "the kprint authors"],
+               "kprint demo traffic, copyright (c) 2007 the kprint authors", cls=4,
+               subsystem="kprint-demo", module="kprint_demo"),
+        record(23, 4, "%s", ["user text\n"], "user text\n", subsystem="", module="user",
+               flags=E["KPRINT_RECORD_F_USER"]),
+    ]
+    for i, r in enumerate(test):
+        s[f"test-table-{i}"] = bytes([ATTRS]) + nest(r)
+    for i, r in enumerate(demo):
+        s[f"demo-{i}"] = bytes([ATTRS]) + nest(r)
+    s["batch-of-4"] = bytes([ATTRS]) + b"".join(nest(r) for r in test)
+    s["batch-stop"] = bytes([ATTRS | STOP]) + b"".join(nest(r) for r in demo)
+    s["no-nested-flag"] = bytes([ATTRS]) + nest(test[0], nested_flag=False)
+    s["datagram-2-msgs"] = bytes([DATAGRAM]) + genl_msg(nest(test[0])) + \
+        genl_msg(nest(demo[0]) + nest(demo[1]), seq=2)
+    s["datagram-dump-reply"] = bytes([DATAGRAM]) + genl_msg(
+        nest(test[1]), cmd=E["KPRINT_CMD_RECORD_GET"])
+    s["datagram-short"] = bytes([DATAGRAM]) + struct.pack("=IHHII", 18, 0x2a, 0, 1, 0) + b"\1\1"
+
+    minimal = u64("SEQ", 5) + u32("LEVEL", 4) + string("FORMAT", "f") + string("TEXT", "t")
+    s["minimal"] = bytes([ATTRS]) + nest(minimal)
+    s["args-16"] = bytes([ATTRS]) + nest(minimal + b"".join(string("ARG", str(i)) for i in range(16)))
+    s["args-17"] = bytes([ATTRS]) + nest(minimal + b"".join(string("ARG", str(i)) for i in range(17)))
+    s["strings-at-limits"] = bytes([ATTRS]) + nest(
+        u64("SEQ", 1) + u32("LEVEL", 0) + string("COMM", "c" * 15) + string("FILE", "f" * 63) +
+        string("FORMAT", "F" * 255) + string("ARG", "a" * 255) + string("TEXT", "t" * 1023))
+    s["text-too-long"] = bytes([ATTRS]) + nest(
+        u64("SEQ", 1) + u32("LEVEL", 0) + string("FORMAT", "f") + string("TEXT", "t" * 1024))
+    s["odd-bytes"] = bytes([ATTRS]) + nest(record(
+        30, 2, b"a\\b\"c\nd\x1b[31m\xc2\x9b\xff\xfe %s", [b"\xe2\x82", "\u20ac\U0001F600", b"\xed\xa0\x80"],
+        b"bad \xc0\x80 text\r\n", subsystem="s\"\\", module="m\n"))
+    s["seq-twice"] = bytes([ATTRS]) + nest(minimal + u64("SEQ", 6))
+    s["seq-as-u32"] = bytes([ATTRS]) + nest(
+        u32("SEQ", 5) + u32("LEVEL", 4) + string("FORMAT", "f") + string("TEXT", "t"))
+    s["format-no-nul"] = bytes([ATTRS]) + nest(
+        u64("SEQ", 5) + u32("LEVEL", 4) + attr(R("FORMAT"), b"fmt") + string("TEXT", "t"))
+    s["text-inner-nul"] = bytes([ATTRS]) + nest(
+        u64("SEQ", 5) + u32("LEVEL", 4) + string("FORMAT", "f") + string("TEXT", b"a\0b"))
+    s["level-8"] = bytes([ATTRS]) + nest(
+        u64("SEQ", 5) + u32("LEVEL", 8) + string("FORMAT", "f") + string("TEXT", "t"))
+    s["class-5"] = bytes([ATTRS]) + nest(minimal + u32("CLASS", 5))
+    s["unknown-attr"] = bytes([ATTRS]) + nest(minimal + attr(E["__KPRINT_RECORD_A_CNT"], b"\1\2\3\4"))
+    s["trailing-junk"] = bytes([ATTRS]) + nest(minimal + b"\1\2")
+    s["cut-short"] = bytes([ATTRS]) + nest(test[0])[:-7]
+    s["other-top-attrs"] = bytes([ATTRS]) + attr(E["KPRINT_A_START_SEQ"], struct.pack("=Q", 9)) + \
+        attr(E["KPRINT_A_PAD"], b"") + nest(minimal)
+    return s
+
+
+def query_seeds():
+    good = [
+        "", "after=99&limit=1000", "limit=5", "after=100&limit=7", "level=err",
+        "level=err+", "level=debug,err+", "class=detected", "class=none,copyright",
+        "subsystem=kprint-test", "module=kprint_test", "module=user&level=err",
+        "q=ipv", "q=%pI4", "format_id=0123456789abcdef", "format_id=ABCDEF0123456789",
+        "level=warning&class=setting&subsystem=usb-storage&module=kprint_demo"
+        "&q=cheesy&after=0&limit=1000",
+    ]
+    bad = [
+        "bogus=1", "limit=0", "limit=1001", "limit=-1", "limit=99999999999999999999999",
+        "limit=", "after=12x", "after=-1", "after= 12", "format_id=xyz",
+        "format_id=0123456789abcdef0", "level=loud", "level=", "class=sparkly", "b",
+        "limit=5&limit", "level=err\0x", "subsystem=a\0b", "q=" + "x" * 300,
+        "subsystem=" + "s" * 64, "module=" + "m" * 64, "level=err&" * 20 + "bogus=1",
+        "after=+1", "format_id=+123456789abcdef", "level=err++", "class=detected+",
+    ]
+    s = {}
+    for i, q in enumerate(good):
+        s[f"good-{i:02d}"] = q.encode()
+    for i, q in enumerate(bad):
+        s[f"bad-{i:02d}"] = q.encode()
+    return s
+
+
+def escape_seeds():
+    items = [
+        b"plain ascii", b"back\\slash", b'quo"te', b"new\nline", b"tab\tcr\r",
+        b"\x1b[31mred\x1b[0m", b"del\x7f", b"c1 csi \xc2\x9b31m", b"nbsp \xc2\xa0",
+        "euro \u20ac emoji \U0001F600 umlaut \u00e4".encode(),
+        b"cut \xe2\x82", b"overlong \xc0\x80 \xe0\x80\x80", b"surrogate \xed\xa0\x80",
+        b"past max \xf4\x90\x80\x80", b"lone \x80\xbf\xfe\xff", b"f0 \xf0\x9f\x98",
+        b"kprint_test ipv4 %pI4\n", b"\\x41 is not an escape", b"\\\\\\",
+    ]
+    return {f"seed-{i:02d}": b for i, b in enumerate(items)}
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
+    for harness, seeds in [("fuzz_record_decode", record_seeds()),
+                           ("fuzz_query", query_seeds()),
+                           ("fuzz_escape", escape_seeds())]:
+        d = os.path.join(out, harness)
+        os.makedirs(d, exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print(f"{d}: {len(seeds)} seeds")
+
+
+if __name__ == "__main__":
+    main()
