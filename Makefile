@@ -8,6 +8,7 @@
 #                 serve the exporter on http://127.0.0.1:9464 (RUN_PORT=N for
 #                 another host port), show live records until Ctrl-C
 #   make deps     install the Debian packages the project needs
+#   make fuzz     libFuzzer harnesses, FUZZ_SECONDS=N each (default 60)
 #
 # V=1 shows the commands.  Userspace output goes to .output/.
 
@@ -55,6 +56,13 @@ vmtest: all
 RUN_PORT ?= 9464
 run: all
 	$(Q)tests/vm/run --timeout 0 --forward $(RUN_PORT):9464 -- scripts/run-demo
+
+# The libFuzzer harnesses of tests/fuzz/ (ASan+UBSan): replay the
+# regressions and seeds, then fuzz each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: deps bpf
+	$(Q)tests/fuzz/run --seconds $(FUZZ_SECONDS)
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
