@@ -67,8 +67,12 @@ void kpx_metrics_formats(FILE *out, const char *source,
 	uint64_t rest = 0;
 	size_t i;
 
-	/* The biggest keep their own series: they are the ones alerted on. */
-	qsort(f, n, sizeof(*f), kpx_count_cmp);
+	/*
+	 * The biggest keep their own series: they are the ones alerted on.
+	 * No formats may come as f NULL, which qsort() must not be given.
+	 */
+	if (n)
+		qsort(f, n, sizeof(*f), kpx_count_cmp);
 	for (i = 0; i < n; i++) {
 		const char *level = kpc_level_name(f[i].level);
 		const char *class = kpc_class_name(f[i].class);
@@ -320,7 +324,8 @@ char *kpx_formats_json(struct kpx_metrics *m, int *status)
 		err = kpc_bpf_read(m->bpf, src, &f, &n);
 		if (err)
 			break;
-		qsort(f, n, sizeof(*f), kpx_count_cmp);
+		if (n)
+			qsort(f, n, sizeof(*f), kpx_count_cmp);
 		for (i = 0; !err && i < n; i++)
 			err = kpx_formats_add(arr, src, &f[i]);
 		free(f);
