@@ -8,6 +8,7 @@
  *	kpx_records	the store of recent records and /records queries
  *	kpx_metrics	the Prometheus text exposition and /formats
  *	kpx_http	libmicrohttpd: routing, errors, limits
+ *	kpx_replay	--replay: records from a saved JSON dump instead
  *
  * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
  * for a signal.  The store has its own lock; everything a scrape touches
@@ -44,8 +45,10 @@ struct kpx_store {
 	uint64_t resyncs;		/* gaps and overruns recovered from */
 	uint64_t malformed;
 	uint64_t reloads;		/* times kprint.ko came back */
+	uint64_t forged;		/* datagrams not from the kernel, dropped */
 	bool ingest_up;			/* the subscription is alive */
 	bool module_loaded;		/* the kprint family is registered */
+	bool replay;			/* records from --replay: no kernel at all */
 };
 
 int kpx_store_init(struct kpx_store *s, size_t cap);
@@ -93,6 +96,9 @@ struct kpx_metrics {
 	struct kpc_sock *ctl;		/* kpc_stats_get(); NULL: unavailable */
 	unsigned int max_series;
 	struct kpx_store *store;
+	/* --replay: the file's records counted per format, source "replay". */
+	struct kpc_format_count *replay;
+	size_t nreplay;
 };
 
 /* Write label value s escaped per the exposition format, valid UTF-8. */
@@ -110,25 +116,88 @@ char *kpx_metrics_render(struct kpx_metrics *m, size_t *len);
 /* The /formats JSON array (malloc'd) or NULL. */
 char *kpx_formats_json(struct kpx_metrics *m, int *status);
 
+/*
+ * Per-format counts built from records, keyed as the BPF maps are: format
+ * id, tags id (FNV-1a 64 of "subsystem\0module\0"), level and class.
+ */
+struct kpx_counts {
+	struct kpc_format_count *f;
+	size_t n, cap;
+	uint32_t *index;		/* open addressing: 1 + index into f, 0 free */
+	size_t mask;			/* slots - 1, a power of two less one */
+};
+
+int kpx_counts_add(struct kpx_counts *c, const struct kpc_record *rec);
+void kpx_counts_fini(struct kpx_counts *c);
+
+/* What one line of a replay file holds. */
+struct kpx_replay_line {
+	struct kpc_record *rec;		/* a record (kpc_record_dup()), or NULL */
+	uint64_t lost;			/* a lost line: how many, and why */
+	enum kpc_lost_reason reason;
+};
+
+/*
+ * Decode one line (len bytes, no newline needed) of `kprint --json` output.
+ * Returns 1 with out->rec for a record, 0 for a lost line (out->lost set),
+ * a module line or a blank line, -ENOMEM, or -EINVAL with the reason in err.
+ */
+int kpx_replay_parse(const char *line, size_t len, struct kpx_replay_line *out,
+		     char *err, size_t errlen);
+/*
+ * Load a whole replay file ("-": stdin) into the store, and count its
+ * records per format into *counts.  Returns 0; -EINVAL for a bad line,
+ * said on stderr with FILE:LINE; -errno when the file cannot be read.
+ */
+int kpx_replay_load(const char *path, struct kpx_store *s,
+		    struct kpc_format_count **counts, size_t *n);
+
 struct kpx_ingest {
 	struct kpx_store *store;
 	int rcvbuf;
 	int stop_fd;			/* eventfd: readable when asked to stop */
 	pthread_t thread;
+	bool running;			/* the thread was started */
 	struct kpc_stream *st;
 };
 
-int kpx_ingest_start(struct kpx_ingest *in);
+/* Subscribe and read the ring (needs privileges); no thread yet. */
+int kpx_ingest_open(struct kpx_ingest *in);
+/* Start the subscriber thread, which needs none. */
+int kpx_ingest_run(struct kpx_ingest *in);
+/* Stop the thread (if it runs) and close the subscription. */
 void kpx_ingest_stop(struct kpx_ingest *in);
 
 struct MHD_Daemon;
+struct kpx_conn;
 struct kpx_http {
 	struct kpx_metrics *metrics;
 	struct kpx_store *store;
 	struct MHD_Daemon *mhd;
+	int fd;				/* the listening socket, -1: none */
+	char addr[80];			/* where it listens, as ADDR:PORT */
+	/* The slow-client watchdog (see kpx_http.c). */
+	pthread_mutex_t conn_lock;
+	pthread_cond_t conn_cond;
+	struct kpx_conn *conns;
+	bool watchdog, stopping;
+	pthread_t watchdog_thread;
 };
 
-int kpx_http_start(struct kpx_http *h, const char *listen);
+/*
+ * Create the listening socket for "ADDR:PORT" or "[ADDR6]:PORT" (numeric;
+ * port 0 picks a free one, h->addr says which).  Separate from starting,
+ * so that it happens before privileges are dropped.
+ */
+int kpx_http_listen(struct kpx_http *h, const char *listen);
+/* Serve on h->fd with libmicrohttpd's threads. */
+int kpx_http_start(struct kpx_http *h);
+/*
+ * The same handler and limits with no listening socket and no threads, for
+ * the fuzzer: connections come from MHD_add_connection() and are driven
+ * by MHD_run() in the caller's thread.
+ */
+int kpx_http_start_nolisten(struct kpx_http *h);
 void kpx_http_stop(struct kpx_http *h);
 
 #endif /* KPX_H */

@@ -1,22 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The HTTP side, on libmicrohttpd with an internal thread pool.  Limits
- * are explicit: without a connection timeout, clients that send half a
- * request and go idle hold their connections for ever and starve new
- * ones (measured with libmicrohttpd 0.9.75).
+ * are explicit, since a loopback exporter still faces every local user:
+ *
+ *	64 connections in all, 16 from one address (all of loopback is one
+ *	address: a local client cannot take every slot from Prometheus);
+ *	64 KiB of memory per connection, which bounds the request line and
+ *	headers (past it: 414 for the URI, 431 for headers);
+ *	10 s of inactivity closes a connection: without a timeout, clients
+ *	that send half a request and go idle hold their connections for ever
+ *	and starve new ones (measured with libmicrohttpd 0.9.75);
+ *	10 s for a whole request to arrive and 60 s for a response to be
+ *	taken, enforced by a watchdog: libmicrohttpd's timeout restarts with
+ *	every byte, so a client trickling a byte a second would never hit it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 #include <microhttpd.h>
 
 #include "kpx.h"
 
 #define KPX_HTTP_THREADS	4
-#define KPX_HTTP_TIMEOUT_S	10
+#define KPX_HTTP_TIMEOUT_S	10	/* inactivity */
+#define KPX_HTTP_REQUEST_S	10	/* a request, from idle to complete */
+#define KPX_HTTP_RESPONSE_S	60	/* a response, from start to taken */
 #define KPX_HTTP_CONNECTIONS	64
 #define KPX_HTTP_PER_IP		16
 #define KPX_HTTP_MEMORY		(64 * 1024)
@@ -159,6 +173,9 @@ static enum MHD_Result kpx_healthz(struct kpx_http *h, struct MHD_Connection *c)
 {
 	bool up, loaded;
 
+	/* A replay is served whole from the start: nothing can fail later. */
+	if (h->store->replay)
+		return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_TEXT, "ok: a replay\n");
 	pthread_mutex_lock(&h->store->lock);
 	up = h->store->ingest_up;
 	loaded = h->store->module_loaded;
@@ -171,6 +188,123 @@ static enum MHD_Result kpx_healthz(struct kpx_http *h, struct MHD_Connection *c)
 				       "kprint.ko is not loaded\n");
 	return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_TEXT, "ok\n");
 }
+
+/*
+ * The slow-client watchdog: every connection has a deadline, for its
+ * request to arrive and then for its response to be taken; past it, the
+ * watchdog shuts the socket down and libmicrohttpd closes the connection
+ * as it would any broken one.  shutdown(), not close(): the descriptor
+ * stays libmicrohttpd's.  A connection leaves the list (under the lock)
+ * before libmicrohttpd closes its descriptor, so the watchdog never
+ * touches a number that was reused for another connection.
+ */
+struct kpx_conn {
+	struct kpx_conn *prev, *next;
+	int fd;
+	double deadline;		/* CLOCK_MONOTONIC, s */
+	bool cut;
+};
+
+static double kpx_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
+			      double secs)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct kpx_conn *k = ci ? ci->socket_context : NULL;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&h->conn_lock);
+	k->deadline = kpx_mono() + secs;
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
+static void kpx_notify_connection(void *cls, struct MHD_Connection *c,
+				  void **socket_context,
+				  enum MHD_ConnectionNotificationCode toe)
+{
+	struct kpx_http *h = cls;
+	struct kpx_conn *k = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = ci ? calloc(1, sizeof(*k)) : NULL;
+		/* Unwatched, it still has the inactivity timeout. */
+		if (!k)
+			return;
+		k->fd = ci->connect_fd;
+		pthread_mutex_lock(&h->conn_lock);
+		k->deadline = kpx_mono() + KPX_HTTP_REQUEST_S;
+		k->next = h->conns;
+		if (h->conns)
+			h->conns->prev = k;
+		h->conns = k;
+		pthread_mutex_unlock(&h->conn_lock);
+		*socket_context = k;
+		return;
+	}
+	if (!k)
+		return;
+	pthread_mutex_lock(&h->conn_lock);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&h->conn_lock);
+	free(k);
+	*socket_context = NULL;
+}
+
+/* A response went out: the next request on the connection gets its time. */
+static void kpx_notify_completed(void *cls, struct MHD_Connection *c,
+				 void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)req_cls;
+	(void)toe;
+	kpx_conn_deadline(cls, c, KPX_HTTP_REQUEST_S);
+}
+
+static void *kpx_watchdog(void *arg)
+{
+	struct kpx_http *h = arg;
+	struct kpx_conn *k;
+	struct timespec ts;
+	double now;
+
+	pthread_mutex_lock(&h->conn_lock);
+	while (!h->stopping) {
+		now = kpx_mono();
+		for (k = h->conns; k; k = k->next) {
+			if (!k->cut && now >= k->deadline) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->cut = true;
+			}
+		}
+		/* Twice a second is plenty next to deadlines of 10 s. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 500000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&h->conn_cond, &h->conn_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return NULL;
+}
+
+static int kpx_req_marker;
 
 static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 				   const char *url, const char *method,
@@ -185,8 +319,21 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)req_cls;
+
+	/*
+	 * Answer only once the whole request is in: libmicrohttpd 0.9.75
+	 * mishandles a response queued while a body is still coming.  No
+	 * endpoint takes a body, so whatever comes is read and dropped.
+	 */
+	if (!*req_cls) {
+		*req_cls = &kpx_req_marker;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
 
 	if (strcmp(url, "/") && strcmp(url, "/metrics") && strcmp(url, "/records") &&
 	    strcmp(url, "/formats") && strcmp(url, "/healthz"))
@@ -261,45 +408,170 @@ static int kpx_parse_listen(const char *listen, struct sockaddr_storage *ss,
 	return 0;
 }
 
-int kpx_http_start(struct kpx_http *h, const char *listen)
+int kpx_http_listen(struct kpx_http *h, const char *where)
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	char host[INET6_ADDRSTRLEN];
+	int fd, one = 1, err;
 	uint16_t port;
 
-	if (kpx_parse_listen(listen, &ss, &sslen)) {
+	h->fd = -1;
+	if (kpx_parse_listen(where, &ss, &sslen)) {
 		fprintf(stderr, "kprint_exporter: --listen wants ADDR:PORT or [ADDR6]:PORT"
-			" with a numeric address, not '%s'\n", listen);
+			" with a numeric address, not '%s'\n", where);
 		return -EINVAL;
 	}
+	/* Non-blocking: the pool's threads all wait on it, one wins each accept. */
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		goto err;
+	/* A restarted exporter gets its port back despite TIME_WAIT, as with MHD's own. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto err_close;
+	/* [::1] means ::1, not also 127.0.0.1 (and [::] not also 0.0.0.0). */
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)))
+		goto err_close;
+	if (bind(fd, (struct sockaddr *)&ss, sslen) || listen(fd, SOMAXCONN))
+		goto err_close;
+	sslen = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sslen))
+		goto err_close;
 	if (ss.ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
-		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
+		port = ntohs(sin6->sin6_port);
+		snprintf(h->addr, sizeof(h->addr), "[%s]:%u", host, port);
 	} else {
-		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+		port = ntohs(sin->sin_port);
+		snprintf(h->addr, sizeof(h->addr), "%s:%u", host, port);
 	}
-	/* The logger first, so that option errors already go through it. */
-	h->mhd = MHD_start_daemon(flags, port, NULL, NULL, kpx_handler, h,
-				  MHD_OPTION_EXTERNAL_LOGGER, kpx_http_log, NULL,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)KPX_HTTP_THREADS,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)KPX_HTTP_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)KPX_HTTP_CONNECTIONS,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)KPX_HTTP_PER_IP,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)KPX_HTTP_MEMORY,
-				  MHD_OPTION_END);
+	h->fd = fd;
+	return 0;
+
+err_close:
+	err = -errno;
+	close(fd);
+	errno = -err;
+err:
+	err = -errno;
+	fprintf(stderr, "kprint_exporter: cannot listen on %s: %s%s\n", where,
+		strerror(errno), err == -EADDRNOTAVAIL ? " (not an address of this host)" : "");
+	return err;
+}
+
+/* The options both kinds of daemon share, then up to two more and the end. */
+static struct MHD_Daemon *kpx_http_daemon(struct kpx_http *h, unsigned int flags,
+					  const struct MHD_OptionItem *more)
+{
+	struct MHD_OptionItem opts[] = {
+		/* The logger first, so that option errors already go through it. */
+		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)kpx_http_log, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, KPX_HTTP_TIMEOUT_S, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, KPX_HTTP_CONNECTIONS, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, KPX_HTTP_PER_IP, NULL },
+		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, KPX_HTTP_MEMORY, NULL },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)kpx_notify_connection, h },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)kpx_notify_completed, h },
+		more[0], more[1],
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	h->conns = NULL;
+	h->stopping = false;
+	pthread_mutex_init(&h->conn_lock, NULL);
+	return MHD_start_daemon(flags, 0, NULL, NULL, kpx_handler, h,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+static void kpx_http_init_cond(struct kpx_http *h)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->conn_cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+int kpx_http_start(struct kpx_http *h)
+{
+	const struct MHD_OptionItem more[] = {
+		{ MHD_OPTION_LISTEN_SOCKET, h->fd, NULL },
+		{ MHD_OPTION_THREAD_POOL_SIZE, KPX_HTTP_THREADS, NULL },
+	};
+	int err;
+
+	kpx_http_init_cond(h);
+	h->mhd = kpx_http_daemon(h, MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, more);
 	if (!h->mhd) {
-		fprintf(stderr, "kprint_exporter: cannot listen on %s (in use, or not"
-			" an address of this host?)\n", listen);
-		return -EADDRNOTAVAIL;
+		fprintf(stderr, "kprint_exporter: cannot serve HTTP on %s\n", h->addr);
+		err = -ENOMEM;
+		goto err;
+	}
+	/* From here on the listening socket is libmicrohttpd's to close. */
+	h->fd = -1;
+	err = -pthread_create(&h->watchdog_thread, NULL, kpx_watchdog, h);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: no watchdog thread: %s\n", strerror(-err));
+		goto err_stop;
+	}
+	h->watchdog = true;
+	return 0;
+
+err_stop:
+	MHD_stop_daemon(h->mhd);
+	h->mhd = NULL;
+err:
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+	pthread_cond_destroy(&h->conn_cond);
+	pthread_mutex_destroy(&h->conn_lock);
+	return err;
+}
+
+int kpx_http_start_nolisten(struct kpx_http *h)
+{
+	const struct MHD_OptionItem more[] = {
+		{ MHD_OPTION_END, 0, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	h->fd = -1;
+	kpx_http_init_cond(h);
+	h->mhd = kpx_http_daemon(h, MHD_USE_NO_LISTEN_SOCKET, more);
+	if (!h->mhd) {
+		pthread_cond_destroy(&h->conn_cond);
+		pthread_mutex_destroy(&h->conn_lock);
+		return -ENOMEM;
 	}
 	return 0;
 }
 
 void kpx_http_stop(struct kpx_http *h)
 {
-	if (h->mhd)
-		MHD_stop_daemon(h->mhd);
+	if (!h->mhd) {
+		if (h->fd >= 0)
+			close(h->fd);
+		h->fd = -1;
+		return;
+	}
+	MHD_stop_daemon(h->mhd);
 	h->mhd = NULL;
+	if (h->watchdog) {
+		pthread_mutex_lock(&h->conn_lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->conn_cond);
+		pthread_mutex_unlock(&h->conn_lock);
+		pthread_join(h->watchdog_thread, NULL);
+		h->watchdog = false;
+	}
+	pthread_cond_destroy(&h->conn_cond);
+	pthread_mutex_destroy(&h->conn_lock);
 }

@@ -20,6 +20,7 @@
 
 struct kpx_batch {
 	struct kpx_store *store;
+	struct kpc_stream *st;		/* for its count of forged datagrams */
 	struct kpc_record **recs;
 	size_t n, cap;
 	uint64_t lost[2];
@@ -67,6 +68,12 @@ static void kpx_batch_flush(struct kpx_batch *b)
 	s->lost[1] += b->lost[1];
 	s->resyncs += b->resyncs;
 	s->malformed += b->malformed;
+	/*
+	 * Datagrams from other processes, which libkpc dropped: a record
+	 * unicast to our port by anyone but the kernel is never shown.
+	 */
+	if (b->st)
+		s->forged = kpc_stream_foreign(b->st);
 	pthread_mutex_unlock(&s->lock);
 	b->n = 0;
 	memset(b->lost, 0, sizeof(b->lost));
@@ -172,7 +179,7 @@ static void *kpx_ingest_main(void *arg)
 	return NULL;
 }
 
-int kpx_ingest_start(struct kpx_ingest *in)
+int kpx_ingest_open(struct kpx_ingest *in)
 {
 	struct kpx_batch *b;
 	struct kpc_stream_opts opts = {
@@ -207,6 +214,7 @@ int kpx_ingest_start(struct kpx_ingest *in)
 	err = kpc_stream_open(&opts, &in->st);
 	if (err)
 		goto err_free;
+	b->st = in->st;
 	err = kpc_stream_start(in->st);
 	if (err)
 		goto err_close;
@@ -217,9 +225,6 @@ int kpx_ingest_start(struct kpx_ingest *in)
 
 	in->store->ingest_up = true;
 	in->store->module_loaded = true;
-	err = -pthread_create(&in->thread, NULL, kpx_ingest_main, in);
-	if (err)
-		goto err_close;
 	return 0;
 
 err_close:
@@ -230,6 +235,14 @@ err_free:
 	return err;
 }
 
+int kpx_ingest_run(struct kpx_ingest *in)
+{
+	int err = -pthread_create(&in->thread, NULL, kpx_ingest_main, in);
+
+	in->running = !err;
+	return err;
+}
+
 void kpx_ingest_stop(struct kpx_ingest *in)
 {
 	struct kpx_batch *b;
@@ -237,9 +250,13 @@ void kpx_ingest_stop(struct kpx_ingest *in)
 
 	if (!in->st)
 		return;
-	if (write(in->stop_fd, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "kprint_exporter: stopping ingest: %s\n", strerror(errno));
-	pthread_join(in->thread, NULL);
+	if (in->running) {
+		if (write(in->stop_fd, &one, sizeof(one)) != sizeof(one))
+			fprintf(stderr, "kprint_exporter: stopping ingest: %s\n",
+				strerror(errno));
+		pthread_join(in->thread, NULL);
+		in->running = false;
+	}
 	b = kpc_stream_tracker(in->st)->ctx;
 	kpc_stream_close(in->st);
 	in->st = NULL;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +25,27 @@ static void kpx_usage(FILE *out)
 "                      " KPX_LISTEN_DEFAULT ": loopback only; 9464 is in the exporter\n"
 "                      range of Prometheus' default port allocations, where\n"
 "                      OpenCensus and OpenTelemetry exporters also use it:\n"
-"                      pick another port if one of those runs here)\n"
+"                      pick another port if one of those runs here; port 0\n"
+"                      takes a free one, named in the startup message)\n"
 "  --records N         recent records kept for /records (default %d)\n"
 "  --max-series N      per-format series per source in /metrics, the rest\n"
 "                      summed as format=\"__overflow__\" (default %d)\n"
 "  --no-bpf            do not load or read the BPF per-format counters\n"
 "  --pin-dir DIR       BPF pin directory (default " KPRINT_COUNTER_PIN_DIR ")\n"
 "  --rcvbuf BYTES      the subscription's receive buffer\n"
+"  --replay FILE       serve the records of FILE (kprint dump --json or monitor\n"
+"                      --json lines; - for stdin) instead of the kernel's: no\n"
+"                      netlink, no BPF; their counts per format are the\n"
+"                      series with source=\"replay\".  A bad line stops with\n"
+"                      FILE:LINE and exit status 2\n"
 "  --help\n"
 "\n"
 "Endpoints: /metrics (Prometheus text 0.0.4), /records (JSON; level, class,\n"
 "subsystem, module, format_id, q, after, limit), /formats (JSON), /healthz.\n"
-"Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG.\n",
+"Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG.\n"
+"HTTP limits: 64 connections, 16 per client address, 64 KiB\n"
+"per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
+"a response.\n",
 		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
 }
 
@@ -55,7 +65,7 @@ static int kpx_number(const char *opt, const char *arg, unsigned long min,
 }
 
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
-       OPT_RCVBUF, OPT_HELP };
+       OPT_RCVBUF, OPT_REPLAY, OPT_HELP };
 
 static const struct option kpx_options[] = {
 	{ "listen",	required_argument, NULL, OPT_LISTEN },
@@ -64,18 +74,41 @@ static const struct option kpx_options[] = {
 	{ "no-bpf",	no_argument,	   NULL, OPT_NO_BPF },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "rcvbuf",	required_argument, NULL, OPT_RCVBUF },
+	{ "replay",	required_argument, NULL, OPT_REPLAY },
 	{ "help",	no_argument,	   NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Load (or reuse) the BPF counters; without them the rest still serves. */
+static void kpx_bpf_setup(struct kpx_metrics *metrics, const struct kpc_bpf_opts *bopts)
+{
+	int err = kpc_bpf_open(bopts, &metrics->bpf);
+
+	if (err) {
+		snprintf(metrics->bpf_error, sizeof(metrics->bpf_error),
+			 "loading the BPF counters failed: %s", strerror(-err));
+		fprintf(stderr, "kprint_exporter: %s; serving without them"
+			" (kprint_bpf_up 0)\n", metrics->bpf_error);
+		metrics->bpf = NULL;
+		return;
+	}
+	for (int s = 0; s < KPC_BPF_NR_SOURCES; s++) {
+		const struct kpc_bpf_hook_status *hs = kpc_bpf_status(metrics->bpf, s);
+
+		if (!hs->attached)
+			fprintf(stderr, "kprint_exporter: %s messages are not counted: %s\n",
+				kpc_bpf_source_name(s), hs->why);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	const char *listen = KPX_LISTEN_DEFAULT;
+	const char *listen = KPX_LISTEN_DEFAULT, *replay = NULL;
 	unsigned long records = KPX_RECORDS_DEFAULT, v;
 	struct kpc_bpf_opts bopts = { 0 };
 	struct kpx_metrics metrics = { .max_series = KPX_MAX_SERIES_DEFAULT };
-	struct kpx_ingest ingest = { 0 };
-	struct kpx_http http = { 0 };
+	struct kpx_ingest ingest = { .stop_fd = -1 };
+	struct kpx_http http = { .fd = -1 };
 	struct kpx_store store;
 	bool no_bpf = false;
 	sigset_t sigs;
@@ -106,6 +139,9 @@ int main(int argc, char **argv)
 				return 2;
 			ingest.rcvbuf = v;
 			break;
+		case OPT_REPLAY:
+			replay = optarg;
+			break;
 		case OPT_HELP:
 			kpx_usage(stdout);
 			return 0;
@@ -126,67 +162,76 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* First: a bad --listen or a port in use fails before anything loads. */
+	err = kpx_http_listen(&http, listen);
+	if (err)
+		return err == -EINVAL ? 2 : err == -EACCES || err == -EPERM ? 4 : 1;
+
 	err = kpx_store_init(&store, records);
 	if (err) {
 		fprintf(stderr, "kprint_exporter: no memory for %lu records\n", records);
-		return 1;
+		goto out_http;
 	}
 	pthread_mutex_init(&metrics.lock, NULL);
 	metrics.store = &store;
 
-	/* The counters are optional: without them the rest still serves. */
-	if (!no_bpf) {
-		err = kpc_bpf_open(&bopts, &metrics.bpf);
-		if (err) {
-			snprintf(metrics.bpf_error, sizeof(metrics.bpf_error),
-				 "loading the BPF counters failed: %s", strerror(-err));
-			fprintf(stderr, "kprint_exporter: %s; serving without them"
-				" (kprint_bpf_up 0)\n", metrics.bpf_error);
-			metrics.bpf = NULL;
-		} else {
-			for (int s = 0; s < KPC_BPF_NR_SOURCES; s++) {
-				const struct kpc_bpf_hook_status *hs =
-					kpc_bpf_status(metrics.bpf, s);
+	if (replay) {
+		/* A file instead of the kernel: nothing to subscribe to or load. */
+		store.replay = true;
+		snprintf(metrics.bpf_error, sizeof(metrics.bpf_error),
+			 "no BPF counters with --replay");
+		err = kpx_replay_load(replay, &store, &metrics.replay, &metrics.nreplay);
+		if (err)
+			goto out_store;
+	} else {
+		if (!no_bpf)
+			kpx_bpf_setup(&metrics, &bopts);
 
-				if (!hs->attached)
-					fprintf(stderr, "kprint_exporter: %s messages are"
-						" not counted: %s\n",
-						kpc_bpf_source_name(s), hs->why);
-			}
+		err = kpc_sock_open(&(struct kpc_sock_opts){ 0 }, &metrics.ctl);
+		if (err) {
+			fprintf(stderr, "kprint_exporter: cannot talk to the kprint family: %s%s\n",
+				strerror(-err), err == -ENOENT ? " (is kprint.ko loaded?)" : "");
+			metrics.ctl = NULL;
+			goto out_bpf;
+		}
+
+		ingest.store = &store;
+		ingest.stop_fd = eventfd(0, EFD_CLOEXEC);
+		if (ingest.stop_fd < 0) {
+			err = -errno;
+			fprintf(stderr, "kprint_exporter: eventfd: %s\n", strerror(errno));
+			goto out_ctl;
+		}
+		err = kpx_ingest_open(&ingest);
+		if (err) {
+			fprintf(stderr, "kprint_exporter: cannot subscribe to kprint records: %s%s\n",
+				strerror(-err), err == -EPERM || err == -EACCES ?
+				" (needs CAP_SYS_ADMIN and CAP_SYSLOG)" : "");
+			goto out_efd;
 		}
 	}
 
-	err = kpc_sock_open(&(struct kpc_sock_opts){ 0 }, &metrics.ctl);
-	if (err) {
-		fprintf(stderr, "kprint_exporter: cannot talk to the kprint family: %s%s\n",
-			strerror(-err), err == -ENOENT ? " (is kprint.ko loaded?)" : "");
-		metrics.ctl = NULL;
-		goto out_bpf;
+	if (!replay) {
+		err = kpx_ingest_run(&ingest);
+		if (err) {
+			fprintf(stderr, "kprint_exporter: cannot start the subscriber thread: %s\n",
+				strerror(-err));
+			goto out_ingest;
+		}
 	}
-
-	ingest.store = &store;
-	ingest.stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (ingest.stop_fd < 0) {
-		err = -errno;
-		fprintf(stderr, "kprint_exporter: eventfd: %s\n", strerror(errno));
-		goto out_ctl;
-	}
-	err = kpx_ingest_start(&ingest);
-	if (err) {
-		fprintf(stderr, "kprint_exporter: cannot subscribe to kprint records: %s%s\n",
-			strerror(-err), err == -EPERM || err == -EACCES ?
-			" (needs CAP_SYS_ADMIN and CAP_SYSLOG)" : "");
-		goto out_efd;
-	}
-
 	http.metrics = &metrics;
 	http.store = &store;
-	err = kpx_http_start(&http, listen);
+	err = kpx_http_start(&http);
 	if (err)
 		goto out_ingest;
-	fprintf(stderr, "kprint_exporter %s: listening on %s, keeping %lu records, BPF %s\n",
-		KPRINT_VERSION, listen, records,
-		metrics.bpf ? "on" : no_bpf ? "off (--no-bpf)" : "unavailable");
+	if (replay)
+		fprintf(stderr, "kprint_exporter %s: listening on %s, replaying %" PRIu64
+			" records of %s (%zu kept), %zu formats\n", KPRINT_VERSION, http.addr,
+			store.received, replay, store.n, metrics.nreplay);
+	else
+		fprintf(stderr, "kprint_exporter %s: listening on %s, keeping %lu records, BPF %s\n",
+			KPRINT_VERSION, http.addr, records,
+			metrics.bpf ? "on" : no_bpf ? "off (--no-bpf)" : "unavailable");
 
 	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;
@@ -197,13 +242,21 @@ int main(int argc, char **argv)
 out_ingest:
 	kpx_ingest_stop(&ingest);
 out_efd:
-	close(ingest.stop_fd);
+	if (ingest.stop_fd >= 0)
+		close(ingest.stop_fd);
 out_ctl:
 	kpc_sock_close(metrics.ctl);
 out_bpf:
 	if (metrics.bpf)
 		kpc_bpf_close(metrics.bpf);
+out_store:
+	free(metrics.replay);
 	pthread_mutex_destroy(&metrics.lock);
 	kpx_store_fini(&store);
+out_http:
+	kpx_http_stop(&http);
+	/* A replay file that cannot be read is no missing module (3). */
+	if (replay)
+		return err == -EINVAL ? 2 : err ? 1 : 0;
 	return err == -ENOENT ? 3 : err == -EPERM || err == -EACCES ? 4 : err ? 1 : 0;
 }

@@ -137,11 +137,15 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 
 	KPX_HELP(out, "kprint_format_messages_total", "counter",
 		 "Messages per format, level, class, subsystem and module, counted in the kernel "
-		 "by BPF; printk has class none and empty subsystem and module; past --max-series "
-		 "per source the rest is summed in format __overflow__ with the other labels empty.");
+		 "by BPF; printk has class none and empty subsystem and module; source replay: "
+		 "the records of a --replay file; past --max-series per source the rest is "
+		 "summed in format __overflow__ with the other labels empty.");
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
 		kpx_metrics_formats(out, kpc_bpf_source_name(src), f[src], n[src],
 				    m->max_series);
+	/* The same family and labels: dashboards work on a replay as they are. */
+	if (m->store->replay)
+		kpx_metrics_formats(out, "replay", m->replay, m->nreplay, m->max_series);
 
 	/* Each family's samples right after its own HELP and TYPE. */
 	KPX_HELP(out, "kprint_bpf_messages_total", "counter",
@@ -195,7 +199,7 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 	fprintf(out, "kprint_kernel_overwritten_total %" PRIu64 "\n", st.overwritten);
 }
 
-static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m)
+static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)
 {
 	struct kpx_store *s = m->store;
 	uint64_t received, lost[2], resyncs, malformed, reloads;
@@ -210,6 +214,7 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m)
 	up = s->ingest_up;
 	loaded = s->module_loaded;
 	reloads = s->reloads;
+	forged += s->forged;
 	pthread_mutex_unlock(&s->lock);
 
 	KPX_HELP(out, "kprint_exporter_ingest_up", "gauge",
@@ -237,6 +242,10 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m)
 	KPX_HELP(out, "kprint_exporter_records_malformed_total", "counter",
 		 "Records that could not be decoded.");
 	fprintf(out, "kprint_exporter_records_malformed_total %" PRIu64 "\n", malformed);
+	KPX_HELP(out, "kprint_exporter_forged_datagrams_total", "counter",
+		 "Netlink datagrams another process sent to the exporter's sockets, posing as "
+		 "the kernel: dropped unread, never shown.");
+	fprintf(out, "kprint_exporter_forged_datagrams_total %" PRIu64 "\n", forged);
 	KPX_HELP(out, "kprint_exporter_build_info", "gauge",
 		 "The exporter's version.");
 	fprintf(out, "kprint_exporter_build_info{version=\"%s\"} 1\n", KPRINT_VERSION);
@@ -253,6 +262,7 @@ static double kpx_now(void)
 char *kpx_metrics_render(struct kpx_metrics *m, size_t *len)
 {
 	double start = kpx_now();
+	uint64_t forged;
 	char *buf = NULL;
 	FILE *out;
 
@@ -261,9 +271,13 @@ char *kpx_metrics_render(struct kpx_metrics *m, size_t *len)
 		return NULL;
 	pthread_mutex_lock(&m->lock);
 	kpx_metrics_bpf(out, m);
-	kpx_metrics_kernel(out, m);
+	/* A replay has no kernel to ask: its kprint_kernel_* are left out. */
+	if (!m->store->replay)
+		kpx_metrics_kernel(out, m);
+	/* The stats socket drops forgeries too (while it reads replies). */
+	forged = m->ctl ? kpc_sock_foreign(m->ctl) : 0;
 	pthread_mutex_unlock(&m->lock);
-	kpx_metrics_exporter(out, m);
+	kpx_metrics_exporter(out, m, forged);
 	KPX_HELP(out, "kprint_exporter_scrape_duration_seconds", "gauge",
 		 "How long this scrape took to collect.");
 	fprintf(out, "kprint_exporter_scrape_duration_seconds %.6f\n", kpx_now() - start);

@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""kprint_exporter's HTTP limits, on a replay (no kernel needed).
+
+- a URI past the 64 KiB connection memory gets 414, headers past it 431;
+- a client that sends half a request and goes silent, one that trickles a
+  byte every half second (which resets libmicrohttpd's own idle timer) and
+  one that trickles a body are all cut about 10 s after they connect, while
+  normal scrapes meanwhile answer at once;
+- 16 connections from one address are served and the 17th is not, while
+  another address still is; of 80 from 5 addresses at most 64 are served;
+- after all of it, a scrape still succeeds and passes promtool.
+
+Other loopback addresses (127.0.0.2 ...) stand for other clients.  Every
+wait has a deadline; the slow clients are measured, not slept on.
+"""
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kpxtest import Exporter, Tap, connect_from, line, promtool_check, record  # noqa: E402
+
+TIMEOUT_S = 10          # the idle timeout and the request deadline
+PER_IP = 16
+CONNECTIONS = 64
+
+t = Tap()
+work = tempfile.mkdtemp(prefix="kpx-limits.")
+path = os.path.join(work, "r.jsonl")
+with open(path, "wb") as f:
+    for seq in range(1, 201):
+        f.write(line(record(seq, "record %d of many", args=[str(seq)])))
+
+
+def status_of(sock, data, deadline=10.0):
+    """Send data, read the answer's status line: its code, or None when
+    the connection closes (or stays silent) without one."""
+    sock.settimeout(deadline)
+    try:
+        sock.sendall(data)
+        buf = b""
+        while b"\r\n" not in buf:
+            got = sock.recv(4096)
+            if not got:
+                return None
+            buf += got
+        return int(buf.split(b" ", 2)[1])
+    except (socket.timeout, ConnectionError):
+        return None
+
+
+def keepalive_get(sock, path="/healthz", deadline=10.0):
+    """One whole keep-alive GET on sock: its status, or None."""
+    sock.settimeout(deadline)
+    try:
+        sock.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            got = sock.recv(4096)
+            if not got:
+                return None
+            buf += got
+        head, rest = buf.split(b"\r\n\r\n", 1)
+        length = 0
+        for h in head.split(b"\r\n")[1:]:
+            k, _, v = h.partition(b":")
+            if k.strip().lower() == b"content-length":
+                length = int(v)
+        while len(rest) < length:
+            got = sock.recv(4096)
+            if not got:
+                return None
+            rest += got
+        return int(head.split(b" ", 2)[1])
+    except (socket.timeout, ConnectionError, ValueError):
+        return None
+
+
+ex = Exporter(path)
+port = ex.port
+try:
+    # Oversized requests.
+    s = connect_from("127.0.0.1", port)
+    st = status_of(s, b"GET /metrics?" + b"a" * 70000 + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+    s.close()
+    t.ok(st == 414, "a 70 KB URI gets 414 (%s)" % st)
+    s = connect_from("127.0.0.1", port)
+    st = status_of(s, b"GET /metrics HTTP/1.1\r\nHost: t\r\nX-Big: " + b"b" * 70000 + b"\r\n\r\n")
+    s.close()
+    t.ok(st == 431, "a 70 KB header gets 431 (%s)" % st)
+    s = connect_from("127.0.0.1", port)
+    st = status_of(s, b"GET /metrics HTTP/1.1\r\nHost: t\r\n" + b"X-Many: 12345678\r\n" * 8000
+                   + b"\r\n")
+    s.close()
+    t.ok(st == 431, "8000 headers (140 KB) get 431 (%s)" % st)
+
+    # Slow clients, all at once, each timed from its connect to its cut.
+    slow = {
+        "silent after half a request": [b"GET /metrics HTTP/1.1\r\nHost: t\r\n"],
+        "trickling a header a byte every 0.5 s": [b"GET /metrics HTTP/1.1\r\nX-Slow: "]
+        + [b"s"] * 200,
+        "trickling a body a byte every 0.5 s":
+            [b"POST /metrics HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"] + [b"x"] * 200,
+    }
+    cut = {}
+    started = threading.Barrier(len(slow) + 1)
+
+    def slow_client(name, chunks):
+        s = connect_from("127.0.0.1", port, timeout=0.5)
+        t0 = time.monotonic()
+        s.sendall(chunks[0])
+        started.wait()
+        for c in chunks[1:] + [None] * 60:
+            try:
+                if c:
+                    s.send(c)
+                got = s.recv(4096)     # waits 0.5 s: the trickle's pace
+                if not got or got.startswith(b"HTTP/"):
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        cut[name] = time.monotonic() - t0
+        s.close()
+
+    threads = [threading.Thread(target=slow_client, args=(n, c)) for n, c in slow.items()]
+    for th in threads:
+        th.start()
+    started.wait(10)
+    scrapes = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        st, _, body = ex.get("/metrics", timeout=5)
+        scrapes.append((st, time.monotonic() - t0))
+    t.ok(all(st == 200 and dt < 2 for st, dt in scrapes),
+         "scrapes while slow clients hang on answer at once (%s)"
+         % ", ".join("%d in %.2fs" % s for s in scrapes))
+    for th in threads:
+        th.join(60)
+    for name in slow:
+        dt = cut.get(name)
+        t.ok(dt is not None and TIMEOUT_S - 1 <= dt <= TIMEOUT_S + 4,
+             "a client %s is cut after %s s (want about %d)"
+             % (name, "%.1f" % dt if dt is not None else "never", TIMEOUT_S))
+
+    # Per address: 16 held, the 17th refused, another address served.
+    held = [connect_from("127.0.0.2", port) for _ in range(PER_IP)]
+    served = [keepalive_get(s) for s in held]
+    t.ok(served == [200] * PER_IP, "%d keep-alive connections from 127.0.0.2 are served"
+         % PER_IP)
+    extra = connect_from("127.0.0.2", port)
+    st = status_of(extra, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", deadline=3)
+    extra.close()
+    t.ok(st is None, "the %dth from 127.0.0.2 gets no answer (%s)" % (PER_IP + 1, st))
+    other = connect_from("127.0.0.3", port)
+    st = keepalive_get(other)
+    other.close()
+    t.ok(st == 200, "meanwhile 127.0.0.3 is served (%s)" % st)
+    for s in held:
+        s.close()
+    again = None
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5 and again != 200:
+        s = connect_from("127.0.0.2", port)
+        again = keepalive_get(s, deadline=2)
+        s.close()
+    t.ok(again == 200, "once they close, 127.0.0.2 is served again")
+
+    # 64 in all: 16 per thread of the pool, each thread taking whichever
+    # connections it accepts, so a busy thread may turn one away before
+    # the 64 are reached; never more than 64 are served at once.
+    held = []
+    for i in range(5):
+        held += [connect_from("127.0.0.%d" % (10 + i), port) for _ in range(PER_IP)]
+    served = [keepalive_get(s, deadline=3) for s in held]
+    n = served.count(200)
+    t.ok(CONNECTIONS // 2 <= n <= CONNECTIONS and served.count(None) == len(held) - n,
+         "of %d keep-alive connections from 5 addresses, %d are served and the rest get "
+         "no answer (want at most %d served)" % (len(held), n, CONNECTIONS))
+    for s in held:
+        s.close()
+    again = None
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5 and again != 200:
+        s = connect_from("127.0.0.20", port)
+        again = keepalive_get(s, deadline=2)
+        s.close()
+    t.ok(again == 200, "once they close, a new client is served")
+
+    st, _, body = ex.get("/metrics")
+    passed, said = promtool_check(body)
+    t.ok(st == 200 and passed, "after all that, /metrics is served and passes promtool")
+    t.ok(ex.alive(), "the exporter still runs")
+finally:
+    rc = ex.stop()
+t.ok(rc == 0, "and stops cleanly on SIGTERM (%s)" % rc)
+os.unlink(path)
+os.rmdir(work)
+t.done()

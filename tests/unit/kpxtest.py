@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the exporter's host tests share: TAP lines, replay files, and a
+kprint_exporter on one, on a free loopback port, talked to over HTTP.
+
+No kernel is needed: `kprint_exporter --replay FILE` serves the records of
+FILE instead of subscribing.  Every wait has a deadline; nothing sleeps to
+let something happen.
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXPORTER = os.environ.get("KPRINT_EXPORTER",
+                          os.path.join(REPO, ".output/bin/kprint_exporter"))
+
+# The labels of every kprint_format_messages_total series, in order.
+SERIES_LABELS = ["source", "format_id", "level", "class", "subsystem", "module", "format"]
+LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
+
+
+class Tap:
+    def __init__(self):
+        self.failed = 0
+
+    def ok(self, cond, what):
+        print(("ok - " if cond else "not ok - ") + what, flush=True)
+        if not cond:
+            self.failed += 1
+        return cond
+
+    def done(self):
+        sys.exit(1 if self.failed else 0)
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h ^= b
+        h = (h * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def record(seq, fmt, level="info", cls="none", subsystem="", module="m",
+           args=(), text=None):
+    """A record as `kprint dump --json` prints it (str fields)."""
+    return {
+        "seq": seq, "level": level, "level_num": LEVELS.index(level), "class": cls,
+        "ts_mono_ns": 1000 * seq, "ts_real_ns": 1700000000000000000 + seq,
+        "cpu": 0, "pid": 1, "comm": "test", "file": "", "line": 0, "function": "",
+        "subsystem": subsystem, "module": module, "format": fmt,
+        "format_id": "%016x" % fnv1a64(fmt.encode("utf-8", "surrogatepass")),
+        "args": list(args), "text": fmt if text is None else text,
+        "block_id": 0, "flags": 0,
+    }
+
+
+def line(rec, raw=None):
+    """One JSON line (bytes); raw maps placeholder text to raw bytes put
+    into the line as they are, which JSON itself cannot carry."""
+    out = json.dumps(rec, separators=(",", ":")).encode()
+    for k, v in (raw or {}).items():
+        out = out.replace(k.encode(), v)
+    return out + b"\n"
+
+
+class Exporter:
+    """kprint_exporter --replay PATH on 127.0.0.1, a free port."""
+
+    def __init__(self, path, *args, listen="127.0.0.1:0", deadline=20,
+                 stdin=subprocess.DEVNULL):
+        self.stderr = []
+        self.ready = threading.Event()
+        self.host = self.port = None
+        self.proc = subprocess.Popen([EXPORTER, "--replay", path, "--listen", listen, *args],
+                                     stdin=stdin, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        # Drained for as long as it runs, so that its log never blocks it.
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        if not self.ready.wait(deadline):
+            self.stop()
+            raise RuntimeError("kprint_exporter did not start: %r" % self.stderr)
+
+    def _read(self):
+        for raw in self.proc.stderr:
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            self.stderr.append(text)
+            m = re.search(r"listening on \[?([0-9a-f.:]+?)\]?:(\d+),", text)
+            if m and not self.ready.is_set():
+                self.host, self.port = m.group(1), int(m.group(2))
+                self.ready.set()
+        self.ready.set()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def get(self, path, method="GET", headers=None, timeout=20):
+        """(status, headers, body bytes)."""
+        c = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            c.request(method, path, headers=headers or {})
+            r = c.getresponse()
+            return r.status, dict(r.getheaders()), r.read()
+        finally:
+            c.close()
+
+    def stop(self, deadline=20):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(deadline)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(deadline)
+        return self.proc.returncode
+
+
+def run_replay(path, *args, deadline=20):
+    """Run the exporter on a file that must not start: (status, stderr)."""
+    try:
+        p = subprocess.run([EXPORTER, "--replay", path, "--listen", "127.0.0.1:0", *args],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=deadline)
+    except subprocess.TimeoutExpired as e:
+        return None, "still running after %ds: %s" % (
+            deadline, (e.stderr or b"").decode("utf-8", "replace"))
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+def unescape_label(v):
+    """A label value of the text format, unescaped (\\\\, \\", \\n)."""
+    return re.sub(r'\\(.)', lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), v)
+
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+
+
+def parse_metrics(text):
+    """[(name, [(label, value)...], float)] of every sample line."""
+    out = []
+    for ln in text.split("\n"):
+        if not ln or ln.startswith("#"):
+            continue
+        m = SAMPLE.match(ln)
+        if not m:
+            raise ValueError("not a sample line: %r" % ln)
+        labels = [(k, unescape_label(v)) for k, v in LABEL.findall(m.group(2) or "")]
+        out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+def promtool_check(body):
+    """(passed, what promtool said) for a /metrics body."""
+    p = subprocess.run(["promtool", "check", "metrics"], input=body,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    return p.returncode == 0, p.stdout.decode("utf-8", "replace").strip()
+
+
+def connect_from(src, port, timeout=10):
+    """A TCP connection to 127.0.0.1:port from loopback address src."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
