@@ -138,7 +138,7 @@ def server_error(code, answer, data):
     HTTP/1 server; it says nothing about the server's health)."""
     if code == 503:
         return not (b"no BPF counters with --replay" in answer or
-                    b"HEAD /formats " in data)
+                    re.search(rb"HEAD /formats[ ?]", data))
     if code == 505:
         return all(v in (b"HTTP/1.0", b"HTTP/1.1") for v in VERSION.findall(data))
     return code >= 500
