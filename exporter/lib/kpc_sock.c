@@ -232,45 +232,70 @@ static void kpc_sock_set_options(struct kpc_sock *ks, int timeout_ms)
 }
 
 /*
- * Raise (or lower) CAP_SYS_ADMIN in the effective set.  A daemon that
- * dropped its capabilities after setup keeps CAP_SYS_ADMIN permitted only
- * so that it can re-join the group of a reloaded family: raised for that
- * one setsockopt(), never longer.  Returns 0, or -EPERM if not permitted.
+ * Privilege bracketing.  The kernel checks CAP_SYSLOG/CAP_SYS_ADMIN when a
+ * request is sent or a group joined, against the thread doing it.  A
+ * daemon that dropped its capabilities after setup but kept them
+ * permitted (kprint_exporter) gets them raised for that one system call
+ * and lowered again; for a process that has them effective anyway, or
+ * not at all, this changes nothing.
  */
-static int kpc_sock_sys_admin(bool raise)
+struct kpc_caps {
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	uint32_t saved[_LINUX_CAPABILITY_U32S_3];
+	bool raised;
+};
+
+static int kpc_caps_call(int nr, struct __user_cap_data_struct *data)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	const unsigned int word = CAP_TO_INDEX(CAP_SYS_ADMIN);
-	const uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
 
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return -errno;
-	if (raise && !(data[word].permitted & bit))
-		return -EPERM;
-	if (raise)
-		data[word].effective |= bit;
-	else
-		data[word].effective &= ~bit;
-	if (syscall(SYS_capset, &hdr, data) < 0)
-		return -errno;
-	return 0;
+	return syscall(nr, &hdr, data);
+}
+
+static void kpc_caps_raise(struct kpc_caps *c)
+{
+	static const int wanted[] = { CAP_SYSLOG, CAP_SYS_ADMIN };
+	unsigned int i;
+
+	c->raised = false;
+	if (kpc_caps_call(SYS_capget, c->data))
+		return;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		c->saved[i] = c->data[i].effective;
+	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		struct __user_cap_data_struct *d = &c->data[CAP_TO_INDEX(wanted[i])];
+		uint32_t bit = CAP_TO_MASK(wanted[i]);
+
+		if ((d->permitted & bit) && !(d->effective & bit)) {
+			d->effective |= bit;
+			c->raised = true;
+		}
+	}
+	if (c->raised && kpc_caps_call(SYS_capset, c->data))
+		c->raised = false;
+}
+
+static void kpc_caps_lower(struct kpc_caps *c)
+{
+	unsigned int i;
+
+	if (!c->raised)
+		return;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		c->data[i].effective = c->saved[i];
+	kpc_caps_call(SYS_capset, c->data);
 }
 
 static int kpc_sock_add_membership(struct kpc_sock *ks, int grp)
 {
-	int fd = nl_socket_get_fd(ks->nl), err;
+	int fd = nl_socket_get_fd(ks->nl), err = 0;
+	struct kpc_caps caps;
 
+	kpc_caps_raise(&caps);
 	/* errno, not libnl's code: the CLI tells EPERM from the rest. */
-	if (!setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)))
-		return 0;
-	err = -errno;
-	if (err != -EPERM || kpc_sock_sys_admin(true))
-		return err;
-	err = 0;
 	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0)
 		err = -errno;
-	kpc_sock_sys_admin(false);
+	kpc_caps_lower(&caps);
 	return err;
 }
 
@@ -452,11 +477,14 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 		     kpc_msg_fn fn, void *ctx)
 {
 	int err, cb_err = 0, n;
+	struct kpc_caps caps;
 	bool done = false;
 	uint32_t seq;
 
 	ks->extack[0] = '\0';
+	kpc_caps_raise(&caps);
 	err = nl_send_auto(ks->nl, msg);
+	kpc_caps_lower(&caps);
 	seq = nlmsg_hdr(msg)->nlmsg_seq;
 	nlmsg_free(msg);
 	if (err < 0)

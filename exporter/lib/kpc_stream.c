@@ -118,7 +118,8 @@ static int kpc_stream_msg_cb(struct nlmsghdr *nlh, void *ctx)
 	if (!genlmsg_valid_hdr(nlh, 0))
 		return kpc_tracker_malformed(&st->tracker, 1);
 	gnlh = nlmsg_data(nlh);
-	if (gnlh->cmd != KPRINT_CMD_RECORD_NTF)
+	/* While gone, only an instance we do not follow can be talking. */
+	if (gnlh->cmd != KPRINT_CMD_RECORD_NTF || st->gone)
 		return 0;
 
 	n = kpc_record_decode_msg(nlh, kpc_stream_record_cb, &st->tracker,
@@ -168,6 +169,12 @@ static int kpc_stream_back(struct kpc_stream *st)
 	if (err)
 		/* Gone again already: its "deleted" event is on its way. */
 		return err == -ENOENT ? 0 : err;
+	if (kpc_sock_family_id(st->ctl) != kpc_sock_family_id(st->sub))
+		/*
+		 * The instance we were told about came and went before we
+		 * got here; the events of the one there now follow.
+		 */
+		return 0;
 
 	err = kpc_origin_get(st->ctl, &origin);
 	if (err)
