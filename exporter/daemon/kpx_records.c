@@ -99,8 +99,9 @@ static int kpx_parse_u64(const char *s, int base, uint64_t *v)
 {
 	char *end;
 
-	if (!*s || !((s[0] >= '0' && s[0] <= '9') ||
-		     (base == 16 && strchr("abcdefABCDEF", s[0]))))
+	/* Digits only: strtoull() would also take a sign, blanks or "0x". */
+	if (!*s || strspn(s, base == 16 ? "0123456789abcdefABCDEF" : "0123456789") !=
+		   strlen(s))
 		return -EINVAL;
 	errno = 0;
 	*v = strtoull(s, &end, base);

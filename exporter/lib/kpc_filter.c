@@ -5,21 +5,23 @@
 
 #include "kpc_filter.h"
 
-/* Call parse_one for each comma-separated item of spec. */
+/*
+ * Call parse_one for each comma-separated item of spec.  Every item
+ * counts, empty ones too (strsep, not strtok): "," or "err," is a
+ * mistake, not a list that happens to select everything.
+ */
 static int kpc_filter_each(const char *spec, uint32_t *mask,
 			   int (*parse_one)(char *item, uint32_t *mask))
 {
-	char *copy, *item, *save = NULL;
+	char *copy, *rest, *item;
 	int err = 0;
 
 	copy = strdup(spec);
 	if (!copy)
 		return -ENOMEM;
-	if (!*copy)
-		err = -EINVAL;
-	for (item = strtok_r(copy, ",", &save); item && !err;
-	     item = strtok_r(NULL, ",", &save))
-		err = parse_one(item, mask);
+	rest = copy;
+	while (!err && (item = strsep(&rest, ",")))
+		err = *item ? parse_one(item, mask) : -EINVAL;
 	free(copy);
 	return err;
 }

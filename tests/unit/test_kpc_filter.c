@@ -40,6 +40,11 @@ static void test_levels(void)
 	check_bad_levels("+");
 	check_bad_levels("err,bogus");
 	check_bad_levels("err-");
+	/* Found by tests/fuzz/fuzz_query: empty items selected everything. */
+	check_bad_levels(",");
+	check_bad_levels("err,");
+	check_bad_levels(",err");
+	check_bad_levels("err,,info");
 }
 
 static void test_match(void)
@@ -65,6 +70,8 @@ static void test_match(void)
 	tap_ok(!kpc_filter_parse_classes("detected,setting", &classes) &&
 	       classes == ((1u << KPRINT_CLASS_DETECTED) | (1u << KPRINT_CLASS_SETTING)),
 	       "--class detected,setting");
+	tap_ok(kpc_filter_parse_classes(",,", &classes) == -EINVAL,
+	       "class \",,\" is rejected");
 	tap_ok(kpc_filter_parse_classes("hardware", &classes) == -EINVAL,
 	       "--class hardware is rejected");
 	f.classes = 1u << KPRINT_CLASS_REGISTERED;
