@@ -20,6 +20,10 @@
  *               "kprint_test irq block line %u of %u"
  *   printk      N legacy printk()s "kprint_test legacy printk %d"
  *
+ * steady takes RATE:SECONDS and emits RATE records a second,
+ * "kprint_test steady %u" (0, 1, ...), evenly in 10 ms ticks, for SECONDS:
+ * the offered load of the sustained-rate tests.
+ *
  * table_size (read-only) is the number of table entries.
  */
 
@@ -27,6 +31,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/kprint.h>
@@ -240,6 +245,56 @@ static int kprint_test_set_flood_cpus(const char *val,
 	return 0;
 }
 
+#define KPRINT_TEST_TICK_NS	(10 * NSEC_PER_MSEC)
+#define KPRINT_TEST_MAX_RATE	10000000
+#define KPRINT_TEST_MAX_SECONDS	3600
+
+static int kprint_test_set_steady(const char *val, const struct kernel_param *kp)
+{
+	const unsigned int ticks_per_s = NSEC_PER_SEC / KPRINT_TEST_TICK_NS;
+	unsigned int rate, seconds, t, i = 0;
+	char buf[32], *colon;
+	u64 start;
+	int err;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -EINVAL;
+	colon = strchr(strim(buf), ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	err = kprint_test_get_n(buf, KPRINT_TEST_MAX_RATE, &rate);
+	if (!err)
+		err = kprint_test_get_n(colon + 1, KPRINT_TEST_MAX_SECONDS, &seconds);
+	if (err)
+		return err;
+
+	/*
+	 * Each tick emits what is due by its end, counted from the start,
+	 * so a late tick catches up and the total is exactly RATE*SECONDS.
+	 */
+	start = ktime_get_ns();
+	for (t = 1; t <= seconds * ticks_per_s; t++) {
+		u64 end = start + (u64)t * KPRINT_TEST_TICK_NS, now;
+		u64 due = div_u64((u64)rate * t, ticks_per_s);
+
+		for (; i < due; i++)
+			kprint_info("kprint_test steady %u", i);
+		if (signal_pending(current))
+			return -EINTR;
+		now = ktime_get_ns();
+		if (now < end) {
+			/* Pacing the offered load, not waiting for anything. */
+			unsigned long us = div_u64(end - now, NSEC_PER_USEC);
+
+			usleep_range_state(us, us + 100, TASK_INTERRUPTIBLE);
+		} else {
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
 static void kprint_test_block_lines(unsigned int n, bool abort)
 {
 	struct kprint_block blk;
@@ -357,6 +412,7 @@ KPRINT_TEST_PARAM(block_abort, "Write N: abort a block of N lines");
 KPRINT_TEST_PARAM(emit_irq,
 		  "Write N: N records and a block of N lines from hard irq context");
 KPRINT_TEST_PARAM(printk, "Write N: N legacy printk() calls");
+KPRINT_TEST_PARAM(steady, "Write RATE:SECONDS: RATE records a second for SECONDS");
 
 static int __init kprint_test_init(void)
 {
