@@ -9,6 +9,7 @@
  *	kpx_metrics	the Prometheus text exposition and /formats
  *	kpx_http	libmicrohttpd: routing, errors, limits
  *	kpx_replay	--replay: records from a saved JSON dump instead
+ *	kpx_caps	dropping privileges after setup
  *
  * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
  * for a signal.  The store has its own lock; everything a scrape touches
@@ -167,6 +168,14 @@ int kpx_ingest_open(struct kpx_ingest *in);
 int kpx_ingest_run(struct kpx_ingest *in);
 /* Stop the thread (if it runs) and close the subscription. */
 void kpx_ingest_stop(struct kpx_ingest *in);
+
+/*
+ * Drop every capability but, if keep_sys_admin, CAP_SYS_ADMIN in the
+ * permitted set (effective: none), and set no_new_privs.  Affects the
+ * calling thread and the threads it creates afterwards: call it before
+ * any thread exists.
+ */
+int kpx_drop_privileges(bool keep_sys_admin);
 
 struct MHD_Daemon;
 struct kpx_conn;

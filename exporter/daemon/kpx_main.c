@@ -42,7 +42,11 @@ static void kpx_usage(FILE *out)
 "\n"
 "Endpoints: /metrics (Prometheus text 0.0.4), /records (JSON; level, class,\n"
 "subsystem, module, format_id, q, after, limit), /formats (JSON), /healthz.\n"
-"Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG.\n"
+"Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG\n"
+"to start.  Once set up it drops every capability and sets no_new_privs:\n"
+"none effective; CAP_SYS_ADMIN stays permitted, raised by libkpc only around\n"
+"the calls the kernel checks then (reading the ring or the module's counters,\n"
+"re-joining the records group after a reload); none at all with --replay.\n"
 "HTTP limits: 64 connections, 16 per client address, 64 KiB\n"
 "per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
 "a response.\n",
@@ -209,6 +213,17 @@ int main(int argc, char **argv)
 				" (needs CAP_SYS_ADMIN and CAP_SYSLOG)" : "");
 			goto out_efd;
 		}
+	}
+
+	/*
+	 * Everything privileged is done.  Still a single thread: the threads
+	 * started below inherit the dropped capabilities.
+	 */
+	err = kpx_drop_privileges(!replay);
+	if (err) {
+		/* Status 1, a failure: not the caller's lack of permission (4). */
+		err = -ENOTRECOVERABLE;
+		goto out_ingest;
 	}
 
 	if (!replay) {

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Dropping privileges once the exporter is set up.  Everything that needs
+ * them is done by then: the BPF counters are loaded (map reads go through
+ * the file descriptors we hold), the netlink sockets are open and joined,
+ * the ring is read and the HTTP socket listens.  What an attacker who took
+ * over the HTTP side could still do with root's capabilities is what we
+ * give up.
+ *
+ * CAP_SYS_ADMIN stays permitted, not effective: after kprint.ko is reloaded
+ * the subscription has to join the new family's records group, which the
+ * kernel checks against CAP_SYS_ADMIN there and then, and libkpc raises
+ * it around that one call.
+ *
+ * Capabilities belong to threads, not processes: capset() changes the
+ * calling thread only, so this runs before any thread is created and the
+ * threads inherit the reduced sets.  Raw capget/capset, to need no libcap.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "kpx.h"
+
+static int kpx_capget(struct __user_cap_data_struct *data)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+
+	return syscall(SYS_capget, &hdr, data) ? -errno : 0;
+}
+
+static int kpx_capset(struct __user_cap_data_struct *data)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+int kpx_drop_privileges(bool keep_sys_admin)
+{
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	const unsigned int word = CAP_TO_INDEX(CAP_SYS_ADMIN);
+	const uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
+	bool kept;
+	int cap, err;
+
+	/* No exec, setuid binary or file capability can give any back. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		err = -errno;
+		fprintf(stderr, "kprint_exporter: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+		return err;
+	}
+	/* Ambient capabilities would survive an exec: none (EINVAL: too old). */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL) {
+		err = -errno;
+		fprintf(stderr, "kprint_exporter: clearing ambient capabilities: %s\n",
+			strerror(errno));
+		return err;
+	}
+
+	err = kpx_capget(data);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: capget: %s\n", strerror(-err));
+		return err;
+	}
+	kept = keep_sys_admin && (data[word].permitted & bit);
+
+	/*
+	 * The bounding set too, while CAP_SETPCAP is still effective; without
+	 * it (not started as root) there is nothing in it that no_new_privs
+	 * does not already keep out of reach.
+	 */
+	if (data[CAP_TO_INDEX(CAP_SETPCAP)].effective & CAP_TO_MASK(CAP_SETPCAP)) {
+		for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+			if (kept && cap == CAP_SYS_ADMIN)
+				continue;
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
+				err = -errno;
+				fprintf(stderr, "kprint_exporter: dropping capability %d from"
+					" the bounding set: %s\n", cap, strerror(errno));
+				return err;
+			}
+		}
+	}
+
+	memset(data, 0, sizeof(data));
+	if (kept)
+		data[word].permitted = bit;
+	err = kpx_capset(data);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: capset: %s\n", strerror(-err));
+		return err;
+	}
+
+	/* Trust, but verify: a silent half-drop would be worse than none. */
+	err = kpx_capget(data);
+	for (cap = 0; !err && cap < _LINUX_CAPABILITY_U32S_3; cap++) {
+		if (data[cap].effective || data[cap].inheritable ||
+		    data[cap].permitted != (kept && cap == (int)word ? bit : 0))
+			err = -EPERM;
+	}
+	if (err) {
+		fprintf(stderr, "kprint_exporter: capabilities are not dropped: %s\n",
+			strerror(-err));
+		return err;
+	}
+	return 0;
+}
