@@ -9,6 +9,9 @@
 #                 another host port), show live records until Ctrl-C
 #   make deps     install the Debian packages the project needs
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS=N each (default 60)
+#   make bench    the benchmarks (tests/bench/): one guest boot, every ratio
+#                 against its baseline, .output/bench/results.{json,md};
+#                 BENCH_ARGS=--smoke for a quick run that only checks the suite
 #
 # V=1 shows the commands.  Userspace output goes to .output/.
 
@@ -63,6 +66,11 @@ FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz: deps bpf
 	$(Q)tests/fuzz/run --seconds $(FUZZ_SECONDS)
+
+# Ratios of interleaved runs in one guest; see tests/bench/guest.py.
+.PHONY: bench
+bench: all
+	$(Q)tests/bench/run $(BENCH_ARGS)
 
 clean:
 	$(Q)$(MAKE) -C kernel clean

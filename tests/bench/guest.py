@@ -1,0 +1,541 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmarks themselves, run as root in the guest (tests/bench/run).
+
+Every comparison runs its two sides in turn, A B A B ..., --reps times, so a
+slow phase of the emulated machine hits both sides alike; each repetition
+yields one ratio.  The raw measurements and the ratios go to --out as JSON;
+tests/bench/report.py turns them into the table.
+
+The console log level is set to 1 first: the guest's serial console costs
+tens of microseconds per line under emulation and would otherwise be most
+of what both printk() and kprint_*() cost (both go through printk).
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tests", "unit"))
+from kpxtest import line, record  # noqa: E402
+
+BENCH = "/sys/module/kprint_bench/parameters"
+TEST = "/sys/module/kprint_test/parameters"
+EXPORTER = "kprint_exporter"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def log(*a):
+    print("#", *a, flush=True)
+
+
+def write(path, value):
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def kernel_run(mode, n):
+    """ns per call of N kprint_bench calls of MODE (kprint or printk)."""
+    write(BENCH + "/run", "%s:%d" % (mode, n))
+    return int(read(BENCH + "/last_ns")) / n
+
+
+def cpu_busy_seconds():
+    """CPU time of the whole guest, every CPU and every mode but idle."""
+    fields = [int(x) for x in read("/proc/stat").split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / CLK_TCK
+
+
+def ctx_switches(pid):
+    """Voluntary plus involuntary context switches of every thread of PID."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        for ln in read("/proc/%d/task/%s/status" % (pid, tid)).splitlines():
+            if ln.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                total += int(ln.split()[1])
+    return total
+
+
+def kstats():
+    out = subprocess.run(["kprint", "stats", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+class Daemon:
+    """A process whose stdout and stderr are drained for as long as it runs."""
+
+    def __init__(self, argv, ready=None, deadline=120):
+        self.lines = []
+        self.ready = threading.Event()
+        self.match = ready
+        self.found = None
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        if ready and not self.ready.wait(deadline):
+            self.stop()
+            raise RuntimeError("%s did not start: %r" % (argv[0], self.lines[-5:]))
+        if ready and self.found is None:
+            self.stop()
+            raise RuntimeError("%s exited: %r" % (argv[0], self.lines[-5:]))
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            if len(self.lines) < 10000:
+                self.lines.append(text)
+            if self.match and self.found is None:
+                m = re.search(self.match, text)
+                if m:
+                    self.found = m
+                    self.ready.set()
+        self.ready.set()
+
+    def stop(self, sig=signal.SIGTERM, deadline=60):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(deadline)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(deadline)
+        return self.proc.returncode
+
+
+class Exporter(Daemon):
+    def __init__(self, *args):
+        super().__init__([EXPORTER, "--listen", "127.0.0.1:0", *args],
+                         ready=r"listening on \[?([0-9.]+)\]?:(\d+),")
+        self.port = int(self.found.group(2))
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+
+    def get(self, path):
+        """(seconds the request took, body) on a kept-alive connection."""
+        t0 = time.monotonic()
+        self.conn.request("GET", path)
+        r = self.conn.getresponse()
+        body = r.read()
+        t1 = time.monotonic()
+        if r.status != 200:
+            raise RuntimeError("GET %s: %d %r" % (path, r.status, body[:200]))
+        return t1 - t0, body
+
+    def last_seq(self):
+        recs = json.loads(self.get("/records?limit=1")[1])
+        return recs[-1]["seq"] if recs else 0
+
+    def wait_seq(self, seq, deadline=300, pause=0.02):
+        """Poll until the newest record kept is SEQ or later: its time."""
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            if self.last_seq() >= seq:
+                return time.monotonic()
+            time.sleep(pause)
+        raise RuntimeError("the exporter never reached seq %d" % seq)
+
+    def caught_up(self):
+        """Wait until it holds everything the ring holds; the ring's next seq."""
+        nxt = kstats()["next_seq"]
+        self.wait_seq(nxt - 1)
+        return nxt
+
+
+def ring_next_seq():
+    return kstats()["next_seq"]
+
+
+# --- B1, B3: the cost of one call ------------------------------------------
+
+def bpf_attach():
+    subprocess.run(["kprint", "formats", "--top", "1"], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def bpf_detach():
+    subprocess.run(["kprint", "formats", "--unload"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def subscriber():
+    """A `kprint monitor` that has seen a record, so it surely listens."""
+    mon = Daemon(["kprint", "monitor", "--json"])
+    end = time.monotonic() + 60
+    while time.monotonic() < end and not any("kprint_bench" in x for x in mon.lines):
+        kernel_run("kprint", 1)
+        time.sleep(0.05)
+    if not any("kprint_bench" in x for x in mon.lines):
+        mon.stop()
+        raise RuntimeError("kprint monitor showed nothing: %r" % mon.lines[-5:])
+    return mon
+
+
+def bench_emit(a, res):
+    n = a.calls
+    for mode in ("printk", "kprint"):
+        kernel_run(mode, n)             # warm caches and the format ids
+    rows = []
+    for rep in range(a.reps):
+        row = {}
+        row["printk"] = kernel_run("printk", n)
+        row["kprint"] = kernel_run("kprint", n)
+        bpf_attach()
+        row["kprint_bpf"] = kernel_run("kprint", n)
+        row["printk_bpf"] = kernel_run("printk", n)
+        bpf_detach()
+        mon = subscriber()
+        row["kprint_sub"] = kernel_run("kprint", n)
+        mon.stop()
+        rows.append(row)
+        log("B1 rep %d: %s" % (rep, ", ".join("%s %.0f ns" % kv for kv in row.items())))
+    res["raw"]["emit"] = {"calls_per_run": n, "reps": rows}
+    res["ratios"]["B1"] = [r["kprint"] / r["printk"] for r in rows]
+    res["ratios"]["B1_subscriber"] = [r["kprint_sub"] / r["printk"] for r in rows]
+    res["ratios"]["B1_bpf"] = [r["kprint_bpf"] / r["printk"] for r in rows]
+    res["ratios"]["B3"] = [(r["kprint_bpf"] - r["kprint"]) / r["printk"] for r in rows]
+
+
+# --- B2, B6: ingest -------------------------------------------------------
+
+def bench_ingest(a, res):
+    n = a.ingest_records
+    rows = []
+    for rep in range(a.reps):
+        row = {}
+        # A: the exporter, alone on the group.
+        ex = Exporter("--records", str(max(n, 10000)))
+        try:
+            base = ex.caught_up() - 1
+            t0 = time.monotonic()
+            write(TEST + "/flood", n)
+            t1 = ex.wait_seq(base + n)
+            row["exporter_rps"] = n / (t1 - t0)
+        finally:
+            ex.stop()
+        # B: the bare receiver, alone on the group, same socket options.
+        bare = Daemon(["kprint-bare-recv", str(n), "2000"], ready="^ready$")
+        t0 = time.monotonic()
+        write(TEST + "/flood", n)
+        bare.proc.wait(300)
+        bare.reader.join(10)
+        out = json.loads(bare.lines[-1])
+        row["bare_records"] = out["records"]
+        row["bare_overruns"] = out["overruns"]
+        row["bare_rps"] = out["records"] / (out["last_ns"] / 1e9 - t0)
+        rows.append(row)
+        log("B2 rep %d: exporter %.0f rec/s, bare %.0f rec/s (%d of %d, %d overruns)"
+            % (rep, row["exporter_rps"], row["bare_rps"], out["records"], n,
+               out["overruns"]))
+    res["raw"]["ingest"] = {"records_per_run": n, "reps": rows}
+    res["ratios"]["B2"] = [r["exporter_rps"] / r["bare_rps"] for r in rows]
+
+
+def bench_wakeups(a, res):
+    rate, secs = a.wakeup_rate, a.wakeup_seconds
+    rows = []
+    for rep in range(a.reps):
+        row = {}
+        ex = Exporter()
+        try:
+            base = ex.caught_up() - 1
+            c0 = ctx_switches(ex.proc.pid)
+            write(TEST + "/steady", "%d:%d" % (rate, secs))
+            # Few polls: each is an HTTP request, i.e. wake-ups of its own.
+            ex.wait_seq(base + rate * secs, pause=0.5)
+            c1 = ctx_switches(ex.proc.pid)
+        finally:
+            ex.stop()
+        row["exporter"] = (c1 - c0) * 1000 / (rate * secs)
+        # It reports its own context switches (getrusage) as it exits.
+        bare = Daemon(["kprint-bare-recv", str(rate * secs), "2000"], ready="^ready$")
+        write(TEST + "/steady", "%d:%d" % (rate, secs))
+        bare.proc.wait(300)
+        bare.reader.join(10)
+        row["bare"] = json.loads(bare.lines[-1])["ctx_switches"] * 1000 / (rate * secs)
+        rows.append(row)
+        log("B6 rep %d: %.2f (bare receiver %.2f) context switches per 1000 records"
+            % (rep, row["exporter"], row["bare"]))
+    res["raw"]["wakeups"] = {"rate": rate, "seconds": secs, "reps": rows}
+    res["ratios"]["B6"] = [r["exporter"] for r in rows]
+    res["ratios"]["B6_bare"] = [r["bare"] for r in rows]
+
+
+# --- B4, B5: HTTP ------------------------------------------------------------
+
+def replay_file(path, formats, seed):
+    import random
+    rng = random.Random(seed)
+    order = []
+    for i in range(formats):
+        order += ["bench format %05d says %%d" % i] * rng.randint(1, 5)
+    rng.shuffle(order)
+    with open(path, "wb") as f:
+        for seq, fmt in enumerate(order, 1):
+            f.write(line(record(seq, fmt, level="warn", subsystem="bench", module="replay",
+                                args=[str(seq)], text=fmt.replace("%d", str(seq)))))
+    return len(order)
+
+
+def bench_http(a, res, work):
+    small, big = a.formats // 10, a.formats
+    f1 = os.path.join(work, "formats-small.jsonl")
+    f2 = os.path.join(work, "formats-big.jsonl")
+    n1 = replay_file(f1, small, 1)
+    replay_file(f2, big, 2)
+    common = ["--no-bpf", "--max-series", str(2 * big), "--records", str(max(n1, 1000))]
+    e1 = Exporter("--replay", f1, *common)
+    e2 = Exporter("--replay", f2, *common)
+    rows = []
+    try:
+        for e in (e1, e2):
+            e.get("/metrics")
+            e.get("/records?limit=1000")
+        series = []
+        for e in (e1, e2):
+            body = e.get("/metrics")[1].decode()
+            series.append(sum(1 for ln in body.splitlines()
+                              if ln.startswith("kprint_format_messages_total{")))
+        for rep in range(a.reps):
+            row = {"metrics_small": [], "metrics_big": [], "records_1000": []}
+            for _ in range(a.http_requests):
+                row["metrics_small"].append(e1.get("/metrics")[0])
+                row["metrics_big"].append(e2.get("/metrics")[0])
+                row["records_1000"].append(e1.get("/records?limit=1000")[0])
+            row = {k: statistics.median(v) for k, v in row.items()}
+            rows.append(row)
+            log("B4/B5 rep %d: /metrics %d series %.2f ms, %d series %.2f ms, "
+                "/records?limit=1000 %.2f ms" % (rep, series[0], row["metrics_small"] * 1e3,
+                                                series[1], row["metrics_big"] * 1e3,
+                                                row["records_1000"] * 1e3))
+    finally:
+        e1.stop()
+        e2.stop()
+    res["raw"]["http"] = {"formats": [small, big], "series": series, "reps": rows}
+    res["ratios"]["B4"] = [r["metrics_big"] / r["metrics_small"] for r in rows]
+    res["ratios"]["B4_ns_per_series"] = [(r["metrics_big"] - r["metrics_small"]) * 1e9 /
+                                         (series[1] - series[0]) for r in rows]
+    res["ratios"]["B5"] = [r["records_1000"] / r["metrics_small"] for r in rows]
+
+
+# --- B7: against mtail -------------------------------------------------------
+
+def format_regex(fmt):
+    """The regex an mtail user writes for a printf format (RE2 syntax)."""
+    conv = {"d": r"-?\d+", "u": r"\d+", "x": r"[0-9a-f]+", "s": r"\S+"}
+
+    def esc(text):
+        return re.sub(r"([\\.+*?()|\[\]{}^$/])", r"\\\1", text)
+
+    out, pos = "^", 0
+    for m in re.finditer(r"%[-0-9.]*(?:ll|l|h|z)?([dusx])", fmt):
+        out += esc(fmt[pos:m.start()]) + conv[m.group(1)]
+        pos = m.end()
+    return out + esc(fmt[pos:]) + "$"
+
+
+def mtail_count(port, name=r"kprint_bench_format_\d+"):
+    """The sum of mtail's counters called NAME (a regex)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        c.request("GET", "/metrics")
+        body = c.getresponse().read().decode()
+    finally:
+        c.close()
+    return sum(int(float(m.group(1))) for m in
+               re.finditer(r"^%s\{[^}]*\} (\S+)$" % name, body, re.M))
+
+
+class TextPipeline:
+    """printk's text as users count it today: /dev/kmsg through dmesg into
+    a FIFO that mtail tails, one regex per format."""
+
+    MARKER = "kprint_bench_marker"
+
+    def __init__(self, work, progs, port):
+        self.port = port
+        fifo = os.path.join(work, "kmsg.fifo")
+        if not os.path.exists(fifo):
+            os.mkfifo(fifo)
+        self.mtail = Daemon(["mtail", "--progs", progs, "--logs", fifo, "--address",
+                             "127.0.0.1", "--port", str(port), "--logtostderr"],
+                            ready=r"Listening on")
+        self.dmesg = subprocess.Popen("exec dmesg --follow-new --notime > %s" % fifo,
+                                      shell=True, stdin=subprocess.DEVNULL)
+        # dmesg follows only what comes after it opened /dev/kmsg, so count
+        # only once a marker has gone all the way through.
+        end = time.monotonic() + 120
+        while True:
+            try:
+                if mtail_count(port, self.MARKER):
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > end:
+                self.stop()
+                raise RuntimeError("the text pipeline never passed a marker through")
+            with open("/dev/kmsg", "w") as k:
+                k.write("<6>%s\n" % self.MARKER)
+            time.sleep(0.1)
+
+    def count(self):
+        return mtail_count(self.port)
+
+    def stop(self):
+        self.dmesg.terminate()
+        self.dmesg.wait(60)
+        self.mtail.stop()
+
+
+def bench_mtail(a, res, work):
+    n = a.messages
+    formats = read(BENCH + "/formats").splitlines()
+    progs = os.path.join(work, "mtail")
+    os.makedirs(progs, exist_ok=True)
+    with open(os.path.join(progs, "kprint_bench.mtail"), "w") as f:
+        for i, fmt in enumerate(formats):
+            f.write("counter kprint_bench_format_%d\n/%s/ {\n  kprint_bench_format_%d++\n}\n"
+                    % (i, format_regex(fmt), i))
+        f.write("counter %s\n/^%s$/ {\n  %s++\n}\n" % ((TextPipeline.MARKER,) * 3))
+    rows = []
+    for rep in range(a.reps):
+        row = {}
+        # A: kprint counts: the module, the BPF counters, the exporter.
+        ex = Exporter()
+        try:
+            base = ex.caught_up() - 1
+            c0 = cpu_busy_seconds()
+            write(BENCH + "/run", "kprint:%d" % n)
+            ex.wait_seq(base + n, pause=0.05)
+            c1 = cpu_busy_seconds()
+        finally:
+            ex.stop()
+        bpf_detach()
+        row["kprint_cpu_s_per_M"] = (c1 - c0) * 1e6 / n
+        # B: the same messages by printk(), counted by the text pipeline.
+        text = TextPipeline(work, progs, a.mtail_port)
+        try:
+            before = text.count()
+            c0 = cpu_busy_seconds()
+            write(BENCH + "/run", "printk:%d" % n)
+            end = time.monotonic() + 60 + n / 500
+            while text.count() < before + n:
+                if time.monotonic() > end:
+                    raise RuntimeError("mtail counted %d of %d" % (text.count() - before, n))
+                time.sleep(0.05)
+            c1 = cpu_busy_seconds()
+        finally:
+            text.stop()
+        row["mtail_cpu_s_per_M"] = (c1 - c0) * 1e6 / n
+        rows.append(row)
+        log("B7 rep %d: kprint %.2f, mtail %.2f CPU s per million messages"
+            % (rep, row["kprint_cpu_s_per_M"], row["mtail_cpu_s_per_M"]))
+    res["raw"]["mtail"] = {"messages_per_run": n, "formats": len(formats), "reps": rows}
+    res["ratios"]["B7"] = [r["kprint_cpu_s_per_M"] / r["mtail_cpu_s_per_M"] for r in rows]
+
+
+# --- B8: latency ----------------------------------------------------------------
+
+def bench_latency(a, res):
+    ex = Exporter()
+    out = {}
+    try:
+        for name, rate in (("low", 0), ("high", a.latency_rate)):
+            load = None
+            if rate:
+                # Runs until a signal interrupts the write (steady -EINTR).
+                load = subprocess.Popen(["sh", "-c", "echo %d:3600 > %s/steady" % (rate, TEST)])
+            lat = []
+            try:
+                for _ in range(a.probes):
+                    after = ex.last_seq()
+                    t0 = time.monotonic()
+                    write(BENCH + "/run", "kprint:1")
+                    while True:
+                        recs = json.loads(ex.get("/records?q=kprint_bench%%20sd&limit=1&after=%d"
+                                                 % after)[1])
+                        if recs:
+                            lat.append(time.monotonic() - t0)
+                            break
+                        time.sleep(0.001)
+                    time.sleep(0.02)
+            finally:
+                if load:
+                    load.terminate()
+                    load.wait(60)
+            lat.sort()
+            out[name] = {"rate": rate, "probes": len(lat),
+                         "p50_ms": 1e3 * lat[len(lat) // 2],
+                         "p99_ms": 1e3 * lat[min(len(lat) - 1, int(len(lat) * 0.99))]}
+            log("B8 %s rate (%d/s): p50 %.2f ms, p99 %.2f ms" %
+                (name, rate, out[name]["p50_ms"], out[name]["p99_ms"]))
+    finally:
+        ex.stop()
+    res["raw"]["latency"] = out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", help="default: bench.json in $KPRINT_VM_SCRATCH")
+    p.add_argument("--smoke", action="store_true")
+    p.add_argument("--reps", type=int)
+    p.add_argument("--only", default="")
+    a = p.parse_args()
+    smoke = a.smoke
+    a.reps = a.reps or (2 if smoke else 5)
+    a.calls = 2000 if smoke else 20000
+    a.ingest_records = 2000 if smoke else 40000
+    a.wakeup_rate, a.wakeup_seconds = (2000, 1) if smoke else (20000, 3)
+    a.formats = 1000 if smoke else 10000
+    a.http_requests = 2 if smoke else 5
+    a.messages = 2000 if smoke else 100000
+    a.mtail_port = 3903
+    a.latency_rate = 2000 if smoke else 10000
+    a.probes = 5 if smoke else 50
+
+    if not a.out:
+        a.out = os.path.join(os.environ["KPRINT_VM_SCRATCH"], "bench.json")
+    for mod in ("kprint_test", "kprint_bench"):
+        if not os.path.exists("/sys/module/" + mod):
+            subprocess.run(["insmod", os.path.join(REPO, "kernel", mod.split("_")[1],
+                                                   mod + ".ko")], check=True)
+    write("/proc/sys/kernel/printk", "1 4 1 7")
+    res = {"smoke": smoke, "reps": a.reps, "ratios": {}, "raw": {},
+           "env": {"kernel": os.uname().release, "guest_cpus": os.cpu_count()}}
+    work = tempfile.mkdtemp(prefix="kprint-bench.")
+    only = set(a.only.split(",")) - {""}
+    steps = [("emit", lambda: bench_emit(a, res)),
+             ("ingest", lambda: bench_ingest(a, res)),
+             ("wakeups", lambda: bench_wakeups(a, res)),
+             ("http", lambda: bench_http(a, res, work)),
+             ("mtail", lambda: bench_mtail(a, res, work)),
+             ("latency", lambda: bench_latency(a, res))]
+    for name, step in steps:
+        if only and name not in only:
+            continue
+        t0 = time.monotonic()
+        step()
+        res["raw"].setdefault("seconds", {})[name] = round(time.monotonic() - t0, 1)
+        with open(a.out, "w") as f:
+            json.dump(res, f, indent=1)
+    log("results in %s" % a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tests/bench/report.py RAW.json OUT.json OUT.md: the benchmark table.
+
+Each ratio's median and spread (min..max) over the repetitions, its target
+and whether the median meets it, and the environment the numbers come
+from: without it, ratios from a software-emulated guest mean little.
+"""
+import argparse
+import json
+import platform
+import re
+import statistics
+import subprocess
+
+# id: (what, baseline, target as (op, value) or None, unit)
+ROWS = [
+    ("B1", "ns per kprint_info() (no subscriber, BPF off)", "ns per printk() of the same format and arguments", ("<=", 1.5), "x"),
+    ("B1_subscriber", "ns per kprint_info() with one subscriber", "ns per printk()", None, "x"),
+    ("B1_bpf", "ns per kprint_info() with the BPF counters attached", "ns per printk()", None, "x"),
+    ("B2", "records/s the exporter receives and indexes", "records/s a bare receiver drains, same socket options and load", (">=", 0.8), "x"),
+    ("B3", "ns per record added by the BPF counters", "ns per printk()", ("<=", 0.10), "x"),
+    ("B4", "/metrics time with 10,000 formats", "/metrics time with 1,000 formats", ("<=", 12), "x"),
+    ("B4_ns_per_series", "render cost per series", "(absolute)", None, "ns"),
+    ("B5", "/records?limit=1000 time", "/metrics time with 1,000 formats", ("<=", 3), "x"),
+    ("B6", "exporter context switches per 1,000 records", "(absolute)", ("<=", 10), ""),
+    ("B6_bare", "bare receiver context switches per 1,000 records", "(absolute)", None, ""),
+    ("B7", "CPU s per million messages counted per format by kprint", "the same by mtail, one regex per format", ("<=", 0.2), "x"),
+]
+
+
+def met(target, value):
+    if target is None:
+        return None
+    op, limit = target
+    return value <= limit if op == "<=" else value >= limit
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M)
+            return m.group(1) if m else platform.processor()
+    except OSError:
+        return platform.processor()
+
+
+def qemu_version():
+    try:
+        out = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                             text=True).stdout
+        return out.splitlines()[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def fmt(v, unit):
+    if unit == "ns":
+        return "%.0f ns" % v
+    if abs(v) >= 100:
+        return "%.0f%s" % (v, unit)
+    return "%.3g%s" % (v, unit)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--started", default="")
+    p.add_argument("raw")
+    p.add_argument("json_out")
+    p.add_argument("md_out")
+    a = p.parse_args()
+    with open(a.raw) as f:
+        raw = json.load(f)
+
+    env = dict(raw["env"])
+    env.update({"date": a.started, "host_cpu": cpu_model(),
+                "host_kernel": platform.release(), "qemu": qemu_version(),
+                "emulation": "TCG (software), no KVM", "smoke": raw["smoke"],
+                "reps": raw["reps"], "seconds": raw["raw"].get("seconds", {})})
+    rows = []
+    for rid, what, base, target, unit in ROWS:
+        vals = raw["ratios"].get(rid)
+        if not vals:
+            continue
+        med = statistics.median(vals)
+        rows.append({"id": rid, "what": what, "baseline": base, "unit": unit,
+                     "target": ("%s %s" % target) if target else None,
+                     "median": med, "min": min(vals), "max": max(vals),
+                     "samples": vals, "met": met(target, med)})
+    out = {"env": env, "results": rows, "latency": raw["raw"].get("latency", {}),
+           "raw": raw["raw"]}
+    with open(a.json_out, "w") as f:
+        json.dump(out, f, indent=1)
+
+    md = ["kprint benchmarks, %s%s" % (a.started or "undated",
+                                       " (SMOKE RUN: checks the suite, measures nothing)"
+                                       if raw["smoke"] else ""),
+          "",
+          "Guest: Linux %s, %d vCPUs, %s (%s); host CPU: %s, kernel %s."
+          % (env["kernel"], env["guest_cpus"], env["emulation"], env["qemu"],
+             env["host_cpu"], env["host_kernel"]),
+          "Each ratio: median of %d interleaved repetitions (A B A B ...), spread min..max."
+          % raw["reps"],
+          "",
+          "| id | measured | against | median | spread | target | met |",
+          "|----|----------|---------|--------|--------|--------|-----|"]
+    for r in rows:
+        md.append("| %s | %s | %s | %s | %s..%s | %s | %s |" % (
+            r["id"], r["what"], r["baseline"], fmt(r["median"], r["unit"]),
+            fmt(r["min"], r["unit"]), fmt(r["max"], r["unit"]), r["target"] or "-",
+            {True: "yes", False: "**no**", None: "-"}[r["met"]]))
+    lat = out["latency"]
+    for name in ("low", "high"):
+        if name in lat:
+            L = lat[name]
+            md.append("| B8 | kprint_info() to visible in /records, %s rate (%s records/s) "
+                      "| (absolute, %d probes) | p50 %.2f ms | p99 %.2f ms | - | - |"
+                      % (name, L["rate"] or "idle", L["probes"], L["p50_ms"], L["p99_ms"]))
+    md.append("")
+    with open(a.md_out, "w") as f:
+        f.write("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
