@@ -8,11 +8,15 @@
  * specification implies, to the kernel's own snprintf().  So every argument
  * (including %pS, %pI4, widths and flags) comes out exactly as printk would
  * print it, and literal runs plus rendered arguments concatenate to what
- * vsnprintf() produces for the whole format.
+ * vsnprintf() produces for the whole format.  Only the plainest integer and
+ * string conversions, whose output leaves no room for interpretation, skip
+ * snprintf(): see kprint_render_plain().
  */
 
 #include <linux/ctype.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 
 #include "kprint_internal.h"
@@ -198,6 +202,119 @@ static int kprint_arg_print(char *buf, size_t size, const struct kprint_arg *a)
 	return 0;
 }
 
+/* Both the argument and its place in the text. */
+static void kprint_render_emit(struct kprint_builder *b, const char *s,
+			       size_t len)
+{
+	kprint_rec_add_arg(b, s, len);
+	kprint_rec_append_text(b, s, len);
+}
+
+/*
+ * The conversions most messages consist of, written without a width, a
+ * precision, a flag or an h/hh length ("%d", "%u", "%x", "%s" and their
+ * l, ll and z forms), are rendered here directly: a snprintf() per
+ * argument costs a whole vsnprintf() set-up and a second parse of the
+ * specification, which made up much of kprint's cost over printk.  The
+ * bytes are the ones vsnprintf() writes for these: plain decimal or
+ * lower-case hex, and for %s the string, or "(null)" / "(efault)" where
+ * check_pointer_msg() refuses the pointer.
+ *
+ * Return: false, with nothing consumed, for any other specification.
+ */
+static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
+				unsigned int n, const struct kprint_fmt_spec *fs,
+				va_list *ap)
+{
+	static const char hex[] = "0123456789abcdef";
+	char digits[24], *p = digits + sizeof(digits);
+	const char conv = fmt[n - 1];
+	unsigned long long v;
+	bool neg = false;
+	const char *s;
+
+	if (fs->star_width || fs->star_prec)
+		return false;
+	switch (n) {
+	case 2:					/* %d */
+		break;
+	case 3:					/* %ld %zu */
+		if (fmt[1] != 'l' && fmt[1] != 'z')
+			return false;
+		break;
+	case 4:					/* %llu */
+		if (fmt[1] != 'l' || fmt[2] != 'l')
+			return false;
+		break;
+	default:
+		return false;
+	}
+
+	if (fs->type == KPRINT_FMT_STR) {
+		if (n != 2)
+			return false;
+		s = va_arg(*ap, const char *);
+		if (!s)
+			s = "(null)";
+		else if ((unsigned long)s < PAGE_SIZE || IS_ERR_VALUE(s))
+			s = "(efault)";
+		/* Longer than the text can hold is cut there, as vsnprintf() does. */
+		kprint_render_emit(b, s, strnlen(s, KPRINT_TEXT_MAX));
+		return true;
+	}
+
+	if (conv != 'd' && conv != 'i' && conv != 'u' && conv != 'x')
+		return false;
+	switch (fs->type) {
+	case KPRINT_FMT_INT:
+		v = va_arg(*ap, int);
+		neg = (long long)v < 0;
+		break;
+	case KPRINT_FMT_UINT:
+		v = va_arg(*ap, unsigned int);
+		break;
+	case KPRINT_FMT_LONG:
+		v = va_arg(*ap, long);
+		neg = (long long)v < 0;
+		break;
+	case KPRINT_FMT_ULONG:
+		v = va_arg(*ap, unsigned long);
+		break;
+	case KPRINT_FMT_SSIZE:
+		v = va_arg(*ap, ssize_t);
+		neg = (long long)v < 0;
+		break;
+	case KPRINT_FMT_SIZE:
+		v = va_arg(*ap, size_t);
+		break;
+	case KPRINT_FMT_LLONG:
+		v = va_arg(*ap, long long);
+		neg = (conv == 'd' || conv == 'i') && (long long)v < 0;
+		break;
+	default:
+		return false;
+	}
+
+	/* Negated as unsigned: right for the most negative value too. */
+	if (neg)
+		v = -v;
+	if (conv == 'x') {
+		do {
+			*--p = hex[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		do {
+			*--p = '0' + v % 10;
+			v /= 10;
+		} while (v);
+	}
+	if (neg)
+		*--p = '-';
+	kprint_render_emit(b, p, digits + sizeof(digits) - p);
+	return true;
+}
+
 /*
  * Renders one conversion as its own argument and appends it to the text.
  * Returns false if the specification could not be handled, in which case
@@ -212,6 +329,9 @@ static bool kprint_render_conv(struct kprint_builder *b, const char *fmt,
 	size_t room;
 	char *tail;
 	int len;
+
+	if (kprint_render_plain(b, fmt, n, fs, ap))
+		return true;
 
 	if (n >= sizeof(spec)) {
 		/*

@@ -32,6 +32,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/err.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/kprint.h>
@@ -70,6 +71,9 @@ static const char kprint_test_escape[] =
 #define KPRINT_TEST_LONG_LEN	300
 static char kprint_test_long[KPRINT_TEST_LONG_LEN + 1];
 
+/* A NULL the compiler cannot see, so that it does not warn about %s. */
+static const char *volatile kprint_test_null;
+
 /*
  * The table itself is kprint_test_table.h, expanded twice below: once into
  * kprint calls, once into the matching printk calls.  Entry 36 uses %pV,
@@ -77,7 +81,7 @@ static char kprint_test_long[KPRINT_TEST_LONG_LEN + 1];
  */
 #define KPRINT_TEST_PV		36
 #define KPRINT_TEST_PV_FMT	"kprint_test pV <%pV>"
-#define KPRINT_TEST_NR		39
+#define KPRINT_TEST_NR		43
 
 static int kprint_test_table_size = KPRINT_TEST_NR;
 module_param_named(table_size, kprint_test_table_size, int, 0444);

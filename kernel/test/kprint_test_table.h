@@ -48,3 +48,7 @@ KPRINT_TEST_X(34, kprint_info, "kprint_test multi %d %s %u %c", -7, "two", 3U, '
 KPRINT_TEST_X(35, kprint_info, "kprint_test newline %d\n", 7)
 KPRINT_TEST_X(37, kprint_info, "kprint_test signs %+d % d", 5, 6)
 KPRINT_TEST_X(38, kprint_info, "kprint_test long arg %s", kprint_test_long)
+KPRINT_TEST_X(39, kprint_info, "kprint_test null %s", kprint_test_null)
+KPRINT_TEST_X(40, kprint_info, "kprint_test efault %s", (const char *)ERR_PTR(-EINVAL))
+KPRINT_TEST_X(41, kprint_info, "kprint_test hex %lx %llx %llu %lli", 0xdeadbeefUL, 0x123456789abcdefULL, ULLONG_MAX, LLONG_MIN)
+KPRINT_TEST_X(42, kprint_info, "kprint_test min %d %ld %zd", INT_MIN, LONG_MIN, (ssize_t)0)

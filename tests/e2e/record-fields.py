@@ -68,6 +68,13 @@ EXPECTED = [
     ("info", "none", "kprint_test pV <%pV>", ["inner 5 five"]),
     ("info", "none", "kprint_test signs %+d % d", ["+5", " 6"]),
     ("info", "none", "kprint_test long arg %s", None),
+    # The conversions kprint renders without snprintf(): its fast path.
+    ("info", "none", "kprint_test null %s", ["(null)"]),
+    ("info", "none", "kprint_test efault %s", ["(efault)"]),
+    ("info", "none", "kprint_test hex %lx %llx %llu %lli",
+     ["deadbeef", "123456789abcdef", "18446744073709551615", "-9223372036854775808"]),
+    ("info", "none", "kprint_test min %d %ld %zd",
+     ["-2147483648", "-9223372036854775808", "0"]),
 ]
 PATTERNS = {
     25: [r"[0-9a-f]{8,16}"],
