@@ -40,6 +40,7 @@ struct kpx_store {
 	size_t cap;
 	size_t head;			/* the slot the next record goes to */
 	size_t n;			/* records held, <= cap */
+	size_t descents;		/* neighbours whose seq does not go up */
 
 	uint64_t received;
 	uint64_t lost[2];		/* by enum kpc_lost_reason */

@@ -40,7 +40,19 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < n; i++) {
 		struct kpc_record *prev = s->ring[s->head];
+		const struct kpc_record *newest = s->n ?
+			s->ring[(s->head + s->cap - 1) % s->cap] : NULL;
 
+		/*
+		 * Live records come in sequence order; a replayed file need
+		 * not.  Keep count of where the order breaks, so that queries
+		 * know whether they may binary-search.
+		 */
+		if (s->n == s->cap && s->cap > 1 &&
+		    prev->seq >= s->ring[(s->head + 1) % s->cap]->seq)
+			s->descents--;
+		if (newest && recs[i]->seq <= newest->seq)
+			s->descents++;
 		s->ring[s->head] = recs[i];
 		s->head = (s->head + 1) % s->cap;
 		if (s->n < s->cap)
@@ -78,6 +90,7 @@ void kpx_store_reload(struct kpx_store *s)
 	}
 	s->head = 0;
 	s->n = 0;
+	s->descents = 0;
 	s->reloads++;
 	s->module_loaded = true;
 	pthread_mutex_unlock(&s->lock);
@@ -187,6 +200,32 @@ bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec)
 	return kpc_filter_match(&q->filter, rec);
 }
 
+/*
+ * Index (from the oldest) of the first record kept with a sequence number
+ * above @after.  Live records are kept in sequence order, so a client
+ * paging or resuming with after= costs a binary search, not a scan of
+ * everything kept; out of order (a replayed file), every record is looked
+ * at.  Called with the store locked.
+ */
+static size_t kpx_store_first_after(const struct kpx_store *s, size_t oldest,
+				    uint64_t after)
+{
+	size_t lo = 0, hi = s->n;
+
+	if (s->descents)
+		return 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ring[(oldest + mid) % s->cap]->seq <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 {
 	struct json_object *arr = json_object_new_array();
@@ -204,7 +243,8 @@ char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 	oldest = (s->head + s->cap - s->n) % s->cap;
 	if (q->has_after) {
 		/* The first limit past after, oldest first. */
-		for (i = 0; i < s->n && n < q->limit; i++) {
+		for (i = kpx_store_first_after(s, oldest, q->after);
+		     i < s->n && n < q->limit; i++) {
 			const struct kpc_record *r = s->ring[(oldest + i) % s->cap];
 
 			if (kpx_query_match(q, r))

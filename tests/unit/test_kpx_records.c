@@ -305,9 +305,48 @@ static void test_metrics_labels(void)
 	free(s);
 }
 
+/* after= binary-searches records in order and scans those that are not. */
+static void test_store_order(void)
+{
+	static const uint64_t replayed[] = { 5, 3, 9, 1, 7 };
+	struct kpx_store s;
+	struct kpx_query q;
+	struct kpc_record *batch[5];
+	uint64_t got[16];
+	int i, n;
+
+	kpx_store_init(&s, 4);
+	for (i = 0; i < 5; i++)
+		batch[i] = mk(replayed[i], 3, "r", "");
+	kpx_store_add(&s, batch, 5);
+	kpx_query_init(&q);
+	q.has_after = true;
+	q.after = 4;
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(s.descents == 1 && n == 2 && got[0] == 9 && got[1] == 7,
+	       "out of order (3 9 1 7 kept): after=4 is 9 then 7 (%d found)", n);
+
+	/* Evicting the disorder makes the store ordered again. */
+	for (i = 0; i < 4; i++)
+		batch[i] = mk(10 + i, 3, "r", "");
+	kpx_store_add(&s, batch, 4);
+	q.after = 11;
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(s.descents == 0 && n == 2 && got[0] == 12 && got[1] == 13,
+	       "in order again (10..13): after=11 is 12 and 13 (%d found)", n);
+	q.after = 0;
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(n == 4 && got[0] == 10, "after=0 is all four, from 10");
+	q.after = 13;
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(n == 0, "after= the newest is nothing");
+	kpx_store_fini(&s);
+}
+
 int main(void)
 {
 	test_store();
+	test_store_order();
 	test_params();
 	test_metrics();
 	test_metrics_labels();
