@@ -121,6 +121,34 @@ static u64 kprint_site_format_id(struct kprint_site *site)
 #endif
 }
 
+/*
+ * A site's strings never change, so their lengths are measured once rather
+ * than on every call.  Racing first users store the same values.
+ */
+static const unsigned short *kprint_site_str_len(struct kprint_site *site)
+{
+	static const struct {
+		size_t offset;
+		size_t max;
+	} strs[] = {
+		{ offsetof(struct kprint_site, file), KPRINT_TAG_MAX },
+		{ offsetof(struct kprint_site, function), KPRINT_TAG_MAX },
+		{ offsetof(struct kprint_site, subsystem), KPRINT_TAG_MAX },
+		{ offsetof(struct kprint_site, module), KPRINT_TAG_MAX },
+		{ offsetof(struct kprint_site, format), KPRINT_FORMAT_MAX },
+	};
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(strs) != ARRAY_SIZE(site->str_len));
+	if (likely(smp_load_acquire(&site->str_len_ready)))
+		return site->str_len;
+	for (i = 0; i < ARRAY_SIZE(strs); i++)
+		site->str_len[i] = strnlen(*(const char **)((void *)site + strs[i].offset),
+					   strs[i].max);
+	smp_store_release(&site->str_len_ready, true);
+	return site->str_len;
+}
+
 /**
  * kprint_build_site() - build a record from a call site and its arguments
  * @b: builder
@@ -134,14 +162,16 @@ static u64 kprint_site_format_id(struct kprint_site *site)
 void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 		       const char *fmt, va_list args, u8 level)
 {
+	const unsigned short *len = kprint_site_str_len(site);
+
 	kprint_rec_begin(b, level, site->class, 0);
 	b->rec->line = site->line;
 	b->rec->format_id = kprint_site_format_id(site);
-	kprint_rec_put_str(b, KPRINT_STR_FILE, site->file);
-	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, site->function);
-	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM, site->subsystem);
-	kprint_rec_put_str(b, KPRINT_STR_MODULE, site->module);
-	kprint_rec_put_str(b, KPRINT_STR_FORMAT, fmt);
+	kprint_rec_put_strn(b, KPRINT_STR_FILE, site->file, len[0]);
+	kprint_rec_put_strn(b, KPRINT_STR_FUNCTION, site->function, len[1]);
+	kprint_rec_put_strn(b, KPRINT_STR_SUBSYSTEM, site->subsystem, len[2]);
+	kprint_rec_put_strn(b, KPRINT_STR_MODULE, site->module, len[3]);
+	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, fmt, len[4]);
 	kprint_render(b, fmt, args);
 	kprint_rec_end(b);
 }

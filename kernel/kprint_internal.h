@@ -58,6 +58,8 @@ struct kprint_builder {
 void kprint_rec_begin(struct kprint_builder *b, u8 level, u8 class, u32 flags);
 void kprint_rec_put_str(struct kprint_builder *b, enum kprint_rec_str idx,
 			const char *s);
+void kprint_rec_put_strn(struct kprint_builder *b, enum kprint_rec_str idx,
+			 const char *s, size_t len);
 void kprint_rec_add_arg(struct kprint_builder *b, const char *s, size_t len);
 void kprint_rec_append_text(struct kprint_builder *b, const char *s,
 			    size_t len);

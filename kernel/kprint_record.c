@@ -80,9 +80,22 @@ void kprint_rec_begin(struct kprint_builder *b, u8 level, u8 class, u32 flags)
 void kprint_rec_put_str(struct kprint_builder *b, enum kprint_rec_str idx,
 			const char *s)
 {
-	size_t max = kprint_str_max[idx];
+	kprint_rec_put_strn(b, idx, s, strnlen(s, kprint_str_max[idx]));
+}
 
-	kprint_rec_store(b, idx, s, strnlen(s, max), max);
+/**
+ * kprint_rec_put_strn() - store one of the fixed strings, its length known
+ * @b: the builder
+ * @idx: KPRINT_STR_FILE .. KPRINT_STR_FORMAT, in that order
+ * @s: the string
+ * @len: strnlen() of @s at the string's limit; longer is cut to the limit
+ *
+ * Context: Any context.
+ */
+void kprint_rec_put_strn(struct kprint_builder *b, enum kprint_rec_str idx,
+			 const char *s, size_t len)
+{
+	kprint_rec_store(b, idx, s, len, kprint_str_max[idx]);
 }
 
 /**

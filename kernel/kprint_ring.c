@@ -224,8 +224,13 @@ u64 kprint_ring_write(struct kprint_ring *ring, const struct kprint_rec *recs,
 	u64 mono, real, seq, first = 0;
 
 	raw_spin_lock_irqsave(&ring->lock, flags);
+	/*
+	 * One clock read: the wall-clock time is the monotonic one plus the
+	 * timekeeper's offset.  Reading the clocksource is the costly part
+	 * where it is not the TSC (an emulated or unstable-TSC machine).
+	 */
 	mono = ktime_get_ns();
-	real = ktime_get_real_fast_ns();
+	real = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(mono)));
 	while (p < end) {
 		const struct kprint_rec *rec = p;
 

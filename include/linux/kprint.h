@@ -136,9 +136,13 @@
  * @level: enum kprint_level; ignored for block lines (the block has one)
  * @class: enum kprint_class
  * @format_id: FNV-1a 64 of @format, filled in on first use (0 = not yet)
+ * @str_len: lengths of @file, @function, @subsystem, @module and @format,
+ *	each capped at what a record holds, measured on first use
+ * @str_len_ready: @str_len is filled in
  *
  * One of these is emitted per call site by the kprint macros, much like
- * dynamic debug's descriptors; only the kprint core writes @format_id.
+ * dynamic debug's descriptors; only the kprint core writes @format_id and
+ * @str_len.
  */
 struct kprint_site {
 	const char *format;
@@ -150,6 +154,8 @@ struct kprint_site {
 	unsigned char level;
 	unsigned char class;
 	u64 format_id;
+	unsigned short str_len[5];
+	bool str_len_ready;
 };
 
 #define __KPRINT_SITE_INIT(_level, _class, _fmt) {			\
