@@ -196,6 +196,12 @@ def bench_emit(a, res):
         row = {}
         row["printk"] = kernel_run("printk", n)
         row["kprint"] = kernel_run("kprint", n)
+        row["clock_read"] = kernel_run("clock", n)
+        write("/sys/module/kprint/parameters/printk", "N")
+        try:
+            row["kprint_noecho"] = kernel_run("kprint", n)
+        finally:
+            write("/sys/module/kprint/parameters/printk", "Y")
         bpf_attach()
         row["kprint_bpf"] = kernel_run("kprint", n)
         row["printk_bpf"] = kernel_run("printk", n)
@@ -209,7 +215,10 @@ def bench_emit(a, res):
     res["ratios"]["B1"] = [r["kprint"] / r["printk"] for r in rows]
     res["ratios"]["B1_subscriber"] = [r["kprint_sub"] / r["printk"] for r in rows]
     res["ratios"]["B1_bpf"] = [r["kprint_bpf"] / r["printk"] for r in rows]
+    res["ratios"]["B1_noecho"] = [r["kprint_noecho"] / r["printk"] for r in rows]
+    res["ratios"]["B1_clock"] = [r["clock_read"] / r["printk"] for r in rows]
     res["ratios"]["B3"] = [(r["kprint_bpf"] - r["kprint"]) / r["printk"] for r in rows]
+    res["ratios"]["B3_printk"] = [(r["printk_bpf"] - r["printk"]) / r["printk"] for r in rows]
 
 
 # --- B2, B6: ingest -------------------------------------------------------
