@@ -596,11 +596,21 @@ err_free_msg:
 static void kprint_ntf_work_fn(struct work_struct *work);
 static DECLARE_WORK(kprint_ntf_work, kprint_ntf_work_fn);
 
+/*
+ * Set from the first kick until the worker starts draining: every record
+ * stored in between will be sent by that run, so its emitter need not
+ * raise the irq_work again.  Without it each record paid for a
+ * self-interrupt while the worker was still on its way.
+ */
+static unsigned long kprint_ntf_pending;
+
 /* Emitters may hold scheduler locks: they only ever raise an irq_work. */
 static void kprint_ntf_irq_work_fn(struct irq_work *irq_work)
 {
 	if (READ_ONCE(kprint_ntf_enabled))
 		queue_work(system_unbound_wq, &kprint_ntf_work);
+	else
+		clear_bit(0, &kprint_ntf_pending);
 }
 
 static struct irq_work kprint_ntf_irq_work =
@@ -628,7 +638,8 @@ bool kprint_ntf_wanted(void)
  */
 void kprint_ntf_kick(void)
 {
-	irq_work_queue(&kprint_ntf_irq_work);
+	if (!test_and_set_bit(0, &kprint_ntf_pending))
+		irq_work_queue(&kprint_ntf_irq_work);
 }
 
 /* Payload of a notification: at least one record of the largest size. */
@@ -651,6 +662,12 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 	void *hdr;
 	int err;
 
+	/*
+	 * Before reading the ring: a record stored after this kicks again
+	 * (test_and_set_bit() is a full barrier), so none is left behind.
+	 */
+	clear_bit(0, &kprint_ntf_pending);
+	smp_mb__after_atomic();
 	do {
 		if (!READ_ONCE(kprint_ntf_enabled))
 			return;
