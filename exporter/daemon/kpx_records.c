@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,16 +229,20 @@ static size_t kpx_store_first_after(const struct kpx_store *s, size_t oldest,
 
 char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 {
-	struct json_object *arr = json_object_new_array();
-	const struct kpc_record **pick = NULL;
-	size_t i, n = 0, oldest;
+	const struct kpc_record **pick;
+	size_t i, n = 0, oldest, size;
 	char *out = NULL;
+	int bad;
+	FILE *f;
 
-	if (!arr)
-		return NULL;
 	pick = calloc(q->limit, sizeof(*pick));
 	if (!pick)
-		goto out;
+		return NULL;
+	f = open_memstream(&out, &size);
+	if (!f) {
+		free(pick);
+		return NULL;
+	}
 
 	pthread_mutex_lock(&s->lock);
 	oldest = (s->head + s->cap - s->n) % s->cap;
@@ -266,21 +271,24 @@ char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 			pick[n - 1 - i] = t;
 		}
 	}
-	/* Render under the lock: the records may be freed once it drops. */
+	/*
+	 * Written under the lock, since the records may be freed once it
+	 * drops; straight to text, as building a json-c object per record
+	 * made a page cost several times a scrape.
+	 */
+	fputc('[', f);
 	for (i = 0; i < n; i++) {
-		struct json_object *o = kpc_json_record(pick[i]);
-
-		if (!o || json_object_array_add(arr, o)) {
-			json_object_put(o);
-			pthread_mutex_unlock(&s->lock);
-			goto out;
-		}
+		if (i)
+			fputc(',', f);
+		kpc_json_record_write(f, pick[i]);
 	}
+	fputc(']', f);
 	pthread_mutex_unlock(&s->lock);
-	out = strdup(json_object_to_json_string_ext(arr,
-			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-out:
 	free(pick);
-	json_object_put(arr);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }

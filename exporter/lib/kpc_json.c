@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kpc_json.h"
 #include "kpc_utf8.h"
@@ -87,6 +88,96 @@ struct json_object *kpc_json_record(const struct kpc_record *rec)
 		return NULL;
 	}
 	return obj;
+}
+
+/*
+ * A string as json-c writes it with JSON_C_TO_STRING_NOSLASHESCAPE, after
+ * kpc_utf8_sanitize(): each ill-formed subpart as U+FFFD, the two-letter
+ * escapes, other control bytes as \u00xx, everything else as it is.
+ */
+static void kpc_json_write_string(FILE *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	fputc_unlocked('"', out);
+	while (n) {
+		const unsigned char *run = p;
+		uint32_t cp;
+		size_t len;
+
+		/* Plain printable ASCII goes out in one piece. */
+		while (n && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+			p++;
+			n--;
+		}
+		if (p != run)
+			fwrite_unlocked(run, 1, p - run, out);
+		if (!n)
+			break;
+		len = kpc_utf8_next(p, n, &cp);
+		if (cp == KPC_UTF8_INVALID) {
+			fwrite_unlocked("\xef\xbf\xbd", 1, 3, out);
+		} else if (cp >= 0x20 && cp != '"' && cp != '\\') {
+			fwrite_unlocked(p, 1, len, out);
+		} else {
+			const char *esc = NULL;
+
+			switch (cp) {
+			case '"': esc = "\\\""; break;
+			case '\\': esc = "\\\\"; break;
+			case '\b': esc = "\\b"; break;
+			case '\f': esc = "\\f"; break;
+			case '\n': esc = "\\n"; break;
+			case '\r': esc = "\\r"; break;
+			case '\t': esc = "\\t"; break;
+			}
+			if (esc) {
+				fputs_unlocked(esc, out);
+			} else {
+				fputs_unlocked("\\u00", out);
+				fputc_unlocked(hex[cp >> 4], out);
+				fputc_unlocked(hex[cp & 15], out);
+			}
+		}
+		p += len;
+		n -= len;
+	}
+	fputc_unlocked('"', out);
+}
+
+void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
+{
+	unsigned int i;
+
+	fprintf(out, "{\"seq\":%" PRIu64 ",\"level\":\"%s\",\"level_num\":%u,"
+		"\"class\":\"%s\",\"ts_mono_ns\":%" PRIu64 ",\"ts_real_ns\":%" PRIu64
+		",\"cpu\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"comm\":",
+		rec->seq, kpc_level_name(rec->level), rec->level,
+		kpc_class_name(rec->class), rec->ts_mono_ns, rec->ts_real_ns,
+		(uint32_t)rec->cpu, (uint32_t)rec->pid);
+	kpc_json_write_string(out, rec->comm);
+	fputs_unlocked(",\"file\":", out);
+	kpc_json_write_string(out, rec->file);
+	fprintf(out, ",\"line\":%" PRIu32 ",\"function\":", (uint32_t)rec->line);
+	kpc_json_write_string(out, rec->function);
+	fputs_unlocked(",\"subsystem\":", out);
+	kpc_json_write_string(out, rec->subsystem);
+	fputs_unlocked(",\"module\":", out);
+	kpc_json_write_string(out, rec->module);
+	fputs_unlocked(",\"format\":", out);
+	kpc_json_write_string(out, rec->format);
+	fprintf(out, ",\"format_id\":\"%016" PRIx64 "\",\"args\":[", rec->format_id);
+	for (i = 0; i < rec->nargs; i++) {
+		if (i)
+			fputc_unlocked(',', out);
+		kpc_json_write_string(out, rec->args[i]);
+	}
+	fputs_unlocked("],\"text\":", out);
+	kpc_json_write_string(out, rec->text);
+	fprintf(out, ",\"block_id\":%" PRIu64 ",\"flags\":%" PRIu32 "}",
+		rec->block_id, (uint32_t)rec->flags);
 }
 
 struct json_object *kpc_json_lost(const struct kpc_event *ev)

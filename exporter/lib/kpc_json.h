@@ -20,6 +20,13 @@
 struct json_object *kpc_json_record(const struct kpc_record *rec);
 
 /*
+ * The same record written straight to out, byte for byte what json-c
+ * prints for kpc_json_record() (plain, no escaped slashes), without
+ * building the object: for pages of many records.  No newline.
+ */
+void kpc_json_record_write(FILE *out, const struct kpc_record *rec);
+
+/*
  * A KPC_EVENT_LOST event:
  * {"lost": N, "reason": "overwritten"|"missing",
  *  "cause": "start"|"gap"|"overrun", "first_seq": A, "last_seq": B}

@@ -402,11 +402,61 @@ static void test_format_count(void)
 		free(lines[i]);
 }
 
+/* kpc_json_record_write() against json-c, byte for byte. */
+static void check_write(const struct kpc_record *rec, const char *what)
+{
+	struct json_object *obj = kpc_json_record(rec);
+	const char *want = obj ? json_object_to_json_string_ext(obj,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	kpc_json_record_write(f, rec);
+	fclose(f);
+	tap_ok(want && got && !strcmp(want, got),
+	       "kpc_json_record_write() writes what json-c writes: %s", what);
+	if (want && got && strcmp(want, got)) {
+		size_t i = 0;
+
+		while (want[i] == got[i])
+			i++;
+		printf("# first difference at byte %zu: json-c '%.20s', ours '%.20s'\n",
+		       i, want + i, got + i);
+	}
+	free(got);
+	json_object_put(obj);
+}
+
+static void test_record_write(void)
+{
+	static const char *const weird[] = {
+		"", "/", "\x7f\x7e", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "\xe2\x82", "a\x01\x1f" " b", "\\\"\b\f\n\r\t",
+	};
+	struct kpc_record rec = nasty_record(18446744073709551615ULL,
+					     KPRINT_LEVEL_WARNING, KPRINT_CLASS_SETTING);
+	unsigned int i;
+
+	check_write(&rec, "every byte 0x01..0xff, quotes, escapes, 64-bit maxima");
+	for (i = 0; i < sizeof(weird) / sizeof(weird[0]); i++) {
+		rec.text = weird[i];
+		rec.args[1] = weird[i];
+		check_write(&rec, "a text and an argument of the weird strings");
+	}
+	rec.nargs = 0;
+	rec.seq = 0;
+	rec.level = KPRINT_LEVEL_EMERG;
+	rec.class = KPRINT_CLASS_NONE;
+	check_write(&rec, "no arguments, zeros");
+}
+
 int main(void)
 {
 	make_nasty();
 	test_sanitize();
 	test_record();
+	test_record_write();
 	test_lost_and_stats();
 	test_schema();
 	test_format_count();
