@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <linux/irq_work.h>
 #include <linux/netlink.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -642,10 +643,17 @@ void kprint_ntf_kick(void)
 		irq_work_queue(&kprint_ntf_irq_work);
 }
 
-/* Payload of a notification: at least one record of the largest size. */
+/*
+ * Payload of a notification: about 15 KiB (the skb stays within an order-2
+ * allocation), and at least one record of the largest size.  Each datagram
+ * is a wake-up for every subscriber, so a burst goes out in as few as
+ * possible; a page-sized datagram carried only about ten records.
+ */
+#define KPRINT_NTF_PAYLOAD	(SZ_16K - SZ_1K)
+
 static size_t kprint_ntf_payload(void)
 {
-	return max_t(size_t, GENLMSG_DEFAULT_SIZE, kprint_nl_record_max());
+	return max_t(size_t, KPRINT_NTF_PAYLOAD, kprint_nl_record_max());
 }
 
 /*
