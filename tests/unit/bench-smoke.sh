@@ -45,7 +45,7 @@ except (OSError, ValueError) as e:
     raise SystemExit(1)
 rows = {r["id"]: r for r in res["results"]}
 for rid in ("B1", "B1_subscriber", "B1_bpf", "B2", "B3", "B4", "B4_ns_per_series",
-            "B5", "B6", "B6_bare", "B7"):
+            "B5", "B6", "B6_preempted", "B6_bare", "B7"):
     r = rows.get(rid)
     check("%s: %d finite samples, a median between min and max" % (rid, res["env"]["reps"]),
           r is not None and len(r["samples"]) == res["env"]["reps"] and
