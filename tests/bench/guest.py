@@ -163,10 +163,6 @@ class Exporter(Daemon):
         return nxt
 
 
-def ring_next_seq():
-    return kstats()["next_seq"]
-
-
 # --- B1, B3: the cost of one call ------------------------------------------
 
 def bpf_attach():
