@@ -1,17 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""tests/bench/report.py RAW.json OUT.json OUT.md: the benchmark table.
+"""tests/bench/report.py [--docs DIR] RAW.json OUT.json OUT.md: the benchmark table.
 
 Each ratio's median and spread (min..max) over the repetitions, its target
 and whether the median meets it, and the environment the numbers come
 from: without it, ratios from a software-emulated guest mean little.
+
+With --docs DIR (make bench passes docs/), the table is also kept there,
+dated, as DIR/bench/results-YYYY-MM-DD-HHMM.md, and the block between the
+markers in DIR/benchmarks.md is replaced by a link to it and its table:
+the write-up always shows the latest run and every run stays on file.
 """
 import argparse
+import datetime
 import json
+import os
 import platform
 import re
 import statistics
 import subprocess
+import sys
 
 # id: (what, baseline, target as (op, value) or None, unit)
 ROWS = [
@@ -66,9 +74,50 @@ def fmt(v, unit):
     return "%.3g%s" % (v, unit)
 
 
+SPDX = "<!-- SPDX-License-Identifier: GPL-2.0 -->"
+LATEST_BEGIN = "<!-- latest run: written by tests/bench/report.py, do not edit by hand -->"
+LATEST_END = "<!-- end of latest run -->"
+
+
+def dated_name(started):
+    """results-YYYY-MM-DD-HHMM.md of the run's start (UTC), now if undated."""
+    try:
+        when = datetime.datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        when = datetime.datetime.utcnow()
+    return when.strftime("results-%Y-%m-%d-%H%M.md")
+
+
+def keep_in_docs(docs, started, md):
+    """Write the dated table under docs/bench/ and point benchmarks.md at it."""
+    name = dated_name(started)
+    os.makedirs(os.path.join(docs, "bench"), exist_ok=True)
+    with open(os.path.join(docs, "bench", name), "w") as f:
+        f.write(md)
+
+    path = os.path.join(docs, "benchmarks.md")
+    with open(path) as f:
+        text = f.read()
+    begin, end = text.find(LATEST_BEGIN), text.find(LATEST_END)
+    if begin < 0 or end < begin:
+        sys.exit("report.py: %s has no latest-run markers; the table is in docs/bench/%s"
+                 % (path, name))
+    # The dated file without its SPDX line and title, which the link replaces.
+    body = md.split("\n")
+    body = [line for line in body[1:] if not line.startswith("# kprint benchmarks")]
+    block = [LATEST_BEGIN, "", "The latest run (%s, this machine): [bench/%s](bench/%s)."
+             % (started or "undated", name, name)]
+    block += body
+    text = text[:begin] + "\n".join(block).rstrip("\n") + "\n\n" + text[end:]
+    with open(path, "w") as f:
+        f.write(text)
+    print("report.py: kept as %s/bench/%s, linked from %s" % (docs, name, path))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--started", default="")
+    p.add_argument("--docs", help="also keep the table, dated, in this docs directory")
     p.add_argument("raw")
     p.add_argument("json_out")
     p.add_argument("md_out")
@@ -96,7 +145,8 @@ def main():
     with open(a.json_out, "w") as f:
         json.dump(out, f, indent=1)
 
-    md = ["kprint benchmarks, %s%s" % (a.started or "undated",
+    md = [SPDX,
+          "# kprint benchmarks, %s%s" % (a.started or "undated",
                                        " (SMOKE RUN: checks the suite, measures nothing)"
                                        if raw["smoke"] else ""),
           "",
@@ -121,8 +171,12 @@ def main():
                       "| (absolute, %d probes) | p50 %.2f ms | p99 %.2f ms | - | - |"
                       % (name, L["rate"] or "idle", L["probes"], L["p50_ms"], L["p99_ms"]))
     md.append("")
+    md = "\n".join(md)
     with open(a.md_out, "w") as f:
-        f.write("\n".join(md))
+        f.write(md)
+    # A smoke run measures nothing: it must not become the latest figures.
+    if a.docs and not raw["smoke"]:
+        keep_in_docs(a.docs, a.started, md)
 
 
 if __name__ == "__main__":
