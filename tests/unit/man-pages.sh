@@ -4,8 +4,9 @@
 # The documentation still holds together: each man page in docs/ passes
 # mandoc's lint at warning level and renders with man(1) without a troff
 # warning; kprint(1) and kprint_exporter(8) name every long option the code
-# parses (so a new option cannot ship undocumented); README.md stays a
-# README: at most 250 lines of at most 100 columns.
+# parses (so a new option cannot ship undocumented); docs/benchmarks.md
+# shows the newest dated table of docs/bench/; README.md stays a README:
+# at most 250 lines of at most 100 columns.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -79,6 +80,21 @@ for cmd in $(sed -n 's/^[[:space:]]*{ "\([a-z]*\)",[[:space:]]*kprint_cmd_.*/\1/
 done
 check "kprint(1) describes every command of exporter/cli/kprint.c${missing:+ (missing:$missing)}" \
 	test -z "$missing"
+
+# make bench keeps its dated tables in docs/bench/ and shows the newest in
+# docs/benchmarks.md: a table committed without the write-up's block (or
+# the block edited by hand) would show stale figures as the latest.
+latest=$(ls docs/bench/results-*.md 2>/dev/null | sort | tail -n1)
+if [ -z "$latest" ]; then
+	not_ok "docs/bench/ holds a dated benchmark table"
+else
+	block=$(sed -n '/^<!-- latest run: written by tests\/bench\/report.py/,/^<!-- end of latest run -->/p' \
+		docs/benchmarks.md)
+	check "docs/benchmarks.md shows the newest table, ${latest#docs/}" \
+		grep -qF "](${latest#docs/})" <<<"$block"
+	check "its latest-run block has that table's rows, unchanged" \
+		cmp -s <(grep '^| ' "$latest") <(grep '^| ' <<<"$block")
+fi
 
 lines=$(wc -l <README.md)
 check "README.md has at most 250 lines ($lines)" test "$lines" -le 250
