@@ -10,24 +10,11 @@
 
 #include "kprint_record.h"
 #include "kprint_ring.h"
+#include "kprint_stats.h"
 
 extern struct kprint_ring kprint_ring;
 extern bool kprint_running;
 extern bool kprint_printk;
-
-/**
- * struct kprint_stats - every counter reported by KPRINT_CMD_STATS_GET
- * @ring: counters kept by the ring under its lock
- * @dropped: records never stored
- * @mcast_sent: records multicast to at least one listener
- * @mcast_failed: records whose multicast failed
- */
-struct kprint_stats {
-	struct kprint_ring_stats ring;
-	u64 dropped;
-	u64 mcast_sent;
-	u64 mcast_failed;
-};
 
 int kprint_core_init(u32 ring_size);
 void kprint_core_start(void);

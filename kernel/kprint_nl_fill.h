@@ -9,8 +9,8 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
-#include "kprint_core.h"
 #include "kprint_record.h"
+#include "kprint_stats.h"
 
 size_t kprint_nl_record_max(void);
 
