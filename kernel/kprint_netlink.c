@@ -18,11 +18,8 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "kprint_genl.h"
 #include "kprint_internal.h"
-
-enum kprint_nl_mcgrp {
-	KPRINT_NL_MCGRP_RECORDS,
-};
 
 static struct genl_family kprint_nl_family __ro_after_init;
 
@@ -193,7 +190,7 @@ kprint_nl_dump_ctx(struct netlink_callback *cb)
 	return (struct kprint_nl_dump_ctx *)cb->ctx;
 }
 
-static int kprint_nl_record_get_start(struct netlink_callback *cb)
+int kprint_nl_record_get_start(struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct kprint_nl_dump_ctx *ctx = kprint_nl_dump_ctx(cb);
@@ -229,8 +226,8 @@ static int kprint_nl_record_get_start(struct netlink_callback *cb)
 	return 0;
 }
 
-static int kprint_nl_record_get_dumpit(struct sk_buff *skb,
-				       struct netlink_callback *cb)
+int kprint_nl_record_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
 {
 	struct kprint_nl_dump_ctx *ctx = kprint_nl_dump_ctx(cb);
 	struct kprint_nl_fill f = {
@@ -303,7 +300,7 @@ static int kprint_nl_stats_fill(struct sk_buff *skb,
 	return 0;
 }
 
-static int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kprint_stats st;
 	struct sk_buff *msg;
@@ -339,64 +336,6 @@ err_free:
 	nlmsg_free(msg);
 	return err;
 }
-
-/* Policies */
-
-static const struct nla_policy kprint_nl_record_get_policy[KPRINT_A_MAX + 1] = {
-	[KPRINT_A_START_SEQ]	= { .type = NLA_U64 },
-};
-
-/* No attributes at all: strict validation rejects every one. */
-static const struct nla_policy kprint_nl_stats_get_policy[KPRINT_A_MAX + 1] = {
-};
-
-#define KPRINT_NL_REJECT(msg) { .type = NLA_REJECT, .reject_message = msg }
-
-/* Only what a caller may choose is accepted; each refusal says why. */
-static const struct nla_policy
-kprint_nl_emit_record_policy[KPRINT_RECORD_A_MAX + 1] = {
-	[KPRINT_RECORD_A_PAD] =
-		KPRINT_NL_REJECT("pad is not expected in an emit request"),
-	[KPRINT_RECORD_A_SEQ] = KPRINT_NL_REJECT("seq is assigned by the kernel"),
-	[KPRINT_RECORD_A_LEVEL] = NLA_POLICY_MAX(NLA_U32, KPRINT_LEVEL_MAX),
-	[KPRINT_RECORD_A_CLASS] = NLA_POLICY_MAX(NLA_U32, KPRINT_CLASS_MAX),
-	[KPRINT_RECORD_A_TS_MONO_NS] =
-		KPRINT_NL_REJECT("timestamps are taken by the kernel"),
-	[KPRINT_RECORD_A_TS_REAL_NS] =
-		KPRINT_NL_REJECT("timestamps are taken by the kernel"),
-	[KPRINT_RECORD_A_CPU] = KPRINT_NL_REJECT("cpu is recorded by the kernel"),
-	[KPRINT_RECORD_A_PID] = KPRINT_NL_REJECT("pid is the caller's"),
-	[KPRINT_RECORD_A_COMM] = KPRINT_NL_REJECT("comm is the caller's"),
-	[KPRINT_RECORD_A_FILE] = KPRINT_NL_REJECT("file cannot be injected"),
-	[KPRINT_RECORD_A_LINE] = KPRINT_NL_REJECT("line cannot be injected"),
-	[KPRINT_RECORD_A_FUNCTION] =
-		KPRINT_NL_REJECT("function cannot be injected"),
-	[KPRINT_RECORD_A_SUBSYSTEM] = {
-		.type = NLA_NUL_STRING,
-		.len = KPRINT_TAG_MAX - 1,
-	},
-	[KPRINT_RECORD_A_MODULE] =
-		KPRINT_NL_REJECT("module is always \"user\""),
-	[KPRINT_RECORD_A_FORMAT] = {
-		.type = NLA_NUL_STRING,
-		.len = KPRINT_FORMAT_MAX - 1,
-	},
-	[KPRINT_RECORD_A_FORMAT_ID] =
-		KPRINT_NL_REJECT("format id is computed by the kernel"),
-	[KPRINT_RECORD_A_ARG] = {
-		.type = NLA_NUL_STRING,
-		.len = KPRINT_ARG_MAX - 1,
-	},
-	[KPRINT_RECORD_A_TEXT] =
-		KPRINT_NL_REJECT("text is built from format and args"),
-	[KPRINT_RECORD_A_BLOCK_ID] =
-		KPRINT_NL_REJECT("blocks cannot be injected"),
-	[KPRINT_RECORD_A_FLAGS] = KPRINT_NL_REJECT("flags are set by the kernel"),
-};
-
-static const struct nla_policy kprint_nl_emit_policy[KPRINT_A_MAX + 1] = {
-	[KPRINT_A_RECORD]	= NLA_POLICY_NESTED(kprint_nl_emit_record_policy),
-};
 
 /* KPRINT_CMD_EMIT */
 
@@ -480,7 +419,7 @@ mismatch:
 	return -EINVAL;
 }
 
-static int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
+int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[KPRINT_RECORD_A_MAX + 1];
 	struct nlattr *args[KPRINT_ARGS_MAX];
@@ -629,7 +568,7 @@ bool kprint_ntf_wanted(void)
 {
 	return READ_ONCE(kprint_ntf_enabled) &&
 	       genl_has_listeners(&kprint_nl_family, &init_net,
-				  KPRINT_NL_MCGRP_RECORDS) > 0;
+				  KPRINT_NLGRP_RECORDS) > 0;
 }
 
 /**
@@ -680,7 +619,7 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 		if (!READ_ONCE(kprint_ntf_enabled))
 			return;
 		if (genl_has_listeners(&kprint_nl_family, &init_net,
-				       KPRINT_NL_MCGRP_RECORDS) <= 0) {
+				       KPRINT_NLGRP_RECORDS) <= 0) {
 			kprint_ring_ntf_catch_up(&kprint_ring);
 			return;
 		}
@@ -721,7 +660,7 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 		 * did not fail.
 		 */
 		err = genlmsg_multicast(&kprint_nl_family, skb, 0,
-					KPRINT_NL_MCGRP_RECORDS, GFP_KERNEL);
+					KPRINT_NLGRP_RECORDS, GFP_KERNEL);
 		if (!err || err == -ESRCH)
 			kprint_count_mcast(f.n, 0);
 		else
@@ -732,36 +671,6 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 }
 
 /* Family */
-
-static const struct genl_ops kprint_nl_ops[] = {
-	{
-		.cmd		= KPRINT_CMD_RECORD_GET,
-		.start		= kprint_nl_record_get_start,
-		.dumpit		= kprint_nl_record_get_dumpit,
-		.policy		= kprint_nl_record_get_policy,
-		.maxattr	= ARRAY_SIZE(kprint_nl_record_get_policy) - 1,
-	},
-	{
-		.cmd		= KPRINT_CMD_STATS_GET,
-		.doit		= kprint_nl_stats_get_doit,
-		.policy		= kprint_nl_stats_get_policy,
-		.maxattr	= ARRAY_SIZE(kprint_nl_stats_get_policy) - 1,
-	},
-	{
-		.cmd		= KPRINT_CMD_EMIT,
-		.doit		= kprint_nl_emit_doit,
-		.policy		= kprint_nl_emit_policy,
-		.maxattr	= ARRAY_SIZE(kprint_nl_emit_policy) - 1,
-		.flags		= GENL_ADMIN_PERM,
-	},
-};
-
-static const struct genl_multicast_group kprint_nl_mcgrps[] = {
-	[KPRINT_NL_MCGRP_RECORDS] = {
-		.name	= KPRINT_MCGRP_RECORDS,
-		.flags	= GENL_MCAST_CAP_SYS_ADMIN,
-	},
-};
 
 static struct genl_family kprint_nl_family __ro_after_init = {
 	.name		= KPRINT_GENL_NAME,
