@@ -33,17 +33,10 @@ static bool kprint_nl_may_read(const struct sk_buff *skb)
 	       netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
-/* Largest KPRINT_A_RECORD nest, for buffer sizing. */
+/* Largest KPRINT_A_RECORD nest, for buffer sizing (from the spec). */
 static size_t kprint_nl_record_max(void)
 {
-	return nla_total_size(0) +
-	       5 * nla_total_size_64bit(sizeof(u64)) +
-	       6 * nla_total_size(sizeof(u32)) +
-	       nla_total_size(KPRINT_COMM_MAX) +
-	       4 * nla_total_size(KPRINT_TAG_MAX) +
-	       nla_total_size(KPRINT_FORMAT_MAX) +
-	       KPRINT_ARGS_MAX * nla_total_size(KPRINT_ARG_MAX) +
-	       nla_total_size(KPRINT_TEXT_MAX);
+	return kprint_record_nest_max_size();
 }
 
 static size_t kprint_nl_record_size(const struct kprint_rec *rec)
@@ -51,13 +44,8 @@ static size_t kprint_nl_record_size(const struct kprint_rec *rec)
 	size_t size;
 	unsigned int i;
 
-	/*
-	 * The nest, SEQ TS_MONO TS_REAL FORMAT_ID BLOCK_ID, LEVEL CLASS CPU
-	 * PID LINE FLAGS, COMM, then every stored string.
-	 */
-	size = nla_total_size(0) +
-	       5 * nla_total_size_64bit(sizeof(u64)) +
-	       6 * nla_total_size(sizeof(u32)) +
+	/* The nest and its scalars (from the spec), COMM, every stored string. */
+	size = kprint_record_nest_scalars_size() +
 	       nla_total_size(strnlen(rec->comm, KPRINT_COMM_MAX - 1) + 1);
 	for (i = 0; i < KPRINT_STR_ARG0 + rec->nr_args; i++)
 		size += nla_total_size(rec->slen[i] + 1);
@@ -255,12 +243,6 @@ int kprint_nl_record_get_dumpit(struct sk_buff *skb,
 
 /* KPRINT_CMD_STATS_GET */
 
-static size_t kprint_nl_stats_size(void)
-{
-	return nla_total_size(0) +				/* STATS */
-	       11 * nla_total_size_64bit(sizeof(u64));		/* counters */
-}
-
 static int kprint_nl_stats_fill(struct sk_buff *skb,
 				const struct kprint_stats *st)
 {
@@ -313,7 +295,7 @@ int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EPERM;
 	}
 
-	msg = genlmsg_new(kprint_nl_stats_size(), GFP_KERNEL);
+	msg = genlmsg_new(kprint_nl_stats_get_reply_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 
@@ -474,7 +456,7 @@ int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	/* Allocate the reply first: a stored record must get its answer. */
-	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	msg = genlmsg_new(kprint_nl_emit_reply_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0,

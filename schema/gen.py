@@ -14,8 +14,8 @@ regenerates it:
                                 decoder's per-attribute table (type, length
                                 limit, field of struct kpc_record)
 
-Usage: schema/gen.py [--output-dir DIR]   (default: the source tree; `make
-generate` runs it).  tests/unit/generated-fresh.sh regenerates into a
+Usage: schema/gen.py [--output-dir DIR] [--spec FILE] [--list]
+(default: the spec into the source tree; `make generate` runs it).  tests/unit/generated-fresh.sh regenerates into a
 temporary directory and fails when a committed file differs.
 
 It reads the genetlink-c subset of YNL that kprint uses (see
@@ -380,7 +380,7 @@ def gen_uapi(fam):
 # kernel/kprint_genl.{c,h}
 
 def k_policy_name(fam, what):
-    return f"{fam.name}_{lower(what)}_nl_policy"
+    return f"{fam.name}_nl_{lower(what)}_policy"
 
 
 def k_attr_policy(fam, a, override):
@@ -450,6 +450,11 @@ def k_size_expr(fam, a):
     raise SpecError(f"{a.c_name}: no size for type {a.type}")
 
 
+def k_ops(fam):
+    """Operations with a request handler (not notifications)."""
+    return [op for op, _ in fam.ops if "do" in op or "dump" in op]
+
+
 def k_sum(terms):
     """A return statement adding terms [(expr, comment)], one per line."""
     lines = []
@@ -481,7 +486,15 @@ def gen_kernel_h(fam):
     for g in fam.mcgrps:
         o += f"\t{upper(fam.name + '-nlgrp-' + g['name'])},\n"
     o += "};\n\n"
-    o += f"extern struct genl_family {fam.name}_nl_family;\n\n"
+    o += "/* Nested policies, for handlers that parse a nest themselves. */\n"
+    for setname in k_nested_sets(fam):
+        parent, _ = fam.set_of(setname)
+        o += (f"extern const struct nla_policy\n{k_policy_name(fam, setname)}"
+              f"[{parent.max_name} + 1];\n")
+    o += "\n/* The family (kprint_netlink.c) registers these. */\n"
+    o += f"extern const struct genl_ops {fam.name}_nl_ops[{len(k_ops(fam))}];\n"
+    o += (f"extern const struct genl_multicast_group "
+          f"{fam.name}_nl_mcgrps[{len(fam.mcgrps)}];\n\n")
 
     o += "/*\n * Size helpers: the most a nest can take in a message, from the types\n"
     o += " * and max-len checks of the spec (a repeated attribute counts its const\n"
@@ -530,12 +543,13 @@ def gen_kernel_h(fam):
 def gen_kernel_c(fam):
     o = "// SPDX-License-Identifier: GPL-2.0\n"
     o += banner_c("The genetlink tables of kprint.ko")
-    o += "\n#include <linux/module.h>\n#include <net/genetlink.h>\n#include <net/netlink.h>\n\n"
+    o += "\n#include <net/genetlink.h>\n#include <net/netlink.h>\n\n"
+    o += "#include <uapi/linux/kprint.h>\n\n"
     o += '#include "kprint_genl.h"\n\n'
     for setname in k_nested_sets(fam):
         parent, ents = fam.set_of(setname)
         o += f"/* Nest {setname} */\n"
-        o += (f"static const struct nla_policy {k_policy_name(fam, setname)}"
+        o += (f"const struct nla_policy {k_policy_name(fam, setname)}"
               f"[{parent.max_name} + 1] = {{\n")
         for a, ov in ents:
             o += f"\t[{a.c_name}] = {k_attr_policy(fam, a, ov)},\n"
@@ -554,10 +568,8 @@ def gen_kernel_c(fam):
                     o += f"\t[{a.c_name}] = {k_attr_policy(fam, a, ov)},\n"
             o += "};\n\n"
     o += f"/* Ops table for {fam.name} */\n"
-    o += f"static const struct genl_ops {fam.name}_nl_ops[] = {{\n"
-    for op, _ in fam.ops:
-        if "do" not in op and "dump" not in op:
-            continue
+    o += f"const struct genl_ops {fam.name}_nl_ops[{len(k_ops(fam))}] = {{\n"
+    for op in k_ops(fam):
         n = lower(op["name"])
         o += "\t{\n"
         o += f"\t\t.cmd\t\t= {upper(fam.op_prefix + op['name'])},\n"
@@ -574,7 +586,8 @@ def gen_kernel_c(fam):
             o += "\t\t.flags\t\t= GENL_ADMIN_PERM,\n"
         o += "\t},\n"
     o += "};\n\n"
-    o += f"static const struct genl_multicast_group {fam.name}_nl_mcgrps[] = {{\n"
+    o += (f"const struct genl_multicast_group {fam.name}_nl_mcgrps"
+          f"[{len(fam.mcgrps)}] = {{\n")
     for g in fam.mcgrps:
         cname = upper(g.get("c-define-name", f"{fam.name}-mcgrp-{g['name']}"))
         o += f"\t[{upper(fam.name + '-nlgrp-' + g['name'])}] = {{\n"
@@ -583,15 +596,6 @@ def gen_kernel_c(fam):
             o += "\t\t.flags\t= GENL_MCAST_CAP_SYS_ADMIN,\n"
         o += "\t},\n"
     o += "};\n\n"
-    o += "/*\n * Not in the spec: kprint's records are the initial namespace's, so no\n"
-    o += " * other namespace may see them; handlers take no genl lock.\n */\n"
-    o += f"struct genl_family {fam.name}_nl_family __ro_after_init = {{\n"
-    o += f"\t.name\t\t= {fam.c_family_name},\n"
-    o += f"\t.version\t= {fam.c_version_name},\n"
-    o += "\t.netnsok\t= false,\n\t.parallel_ops\t= true,\n\t.module\t\t= THIS_MODULE,\n"
-    o += f"\t.ops\t\t= {fam.name}_nl_ops,\n\t.n_ops\t\t= ARRAY_SIZE({fam.name}_nl_ops),\n"
-    o += f"\t.mcgrps\t\t= {fam.name}_nl_mcgrps,\n"
-    o += f"\t.n_mcgrps\t= ARRAY_SIZE({fam.name}_nl_mcgrps),\n}};\n"
     return o
 
 
@@ -722,7 +726,12 @@ def main():
     ap.add_argument("--output-dir", default=ROOT,
                     help="tree to write into (default: the source tree)")
     ap.add_argument("--spec", default=os.path.join(ROOT, SPEC))
+    ap.add_argument("--list", action="store_true",
+                    help="print the paths it writes, relative to the tree, and exit")
     args = ap.parse_args()
+    if args.list:
+        print("\n".join(path for path, _ in OUTPUTS))
+        return 0
     with open(args.spec) as f:
         spec = yaml.safe_load(f)
     try:
