@@ -237,10 +237,19 @@ def enum_body(items, last_comma=True):
     for i, (name, init, doc) in enumerate(items):
         comma = "," if last_comma or i < len(items) - 1 else ""
         lines.append(("\t" + name + (f" = {init}" if init is not None else "") + comma, doc))
-    col = align_col([ln for ln, doc in lines if doc])
+    # Comments too long to trail go above; the rest line up after the
+    # longest entry that keeps its comment.
+    above = set()
+    while True:
+        col = align_col([ln for i, (ln, doc) in enumerate(lines) if doc and i not in above])
+        more = {i for i, (ln, doc) in enumerate(lines)
+                if doc and i not in above and col + len(doc) + 6 > 100}
+        if not more:
+            break
+        above |= more
     out = ""
-    for ln, doc in lines:
-        if doc and col + len(doc) + 6 > 100:
+    for i, (ln, doc) in enumerate(lines):
+        if i in above:
             out += comment_block(doc, "\t") + ln + "\n"
         elif doc:
             out += tabs_to(ln, col) + f"/* {doc} */\n"
@@ -299,7 +308,9 @@ def gen_uapi(fam):
             return
         col = align_col([f"#define {upper(fam.name + '-' + d['name'])}" for d in pending_consts])
         vcol = align_col([tabs_to(f"#define {upper(fam.name + '-' + d['name'])}", col)
-                          + c_value(d["value"]) for d in pending_consts])
+                          + c_value(d["value"]) for d in pending_consts
+                          if d.get("doc") and "\n" not in d["doc"].strip()
+                          and len(d["doc"].strip()) <= 60])
         for i, d in enumerate(pending_consts):
             paras = (d.get("doc") or "").strip().split("\n\n")
             doc = paras[-1].strip()

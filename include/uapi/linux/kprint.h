@@ -68,11 +68,11 @@ enum kprint_record_flags {
  * cut and the record gets KPRINT_RECORD_F_TRUNCATED; an emit request that
  * exceeds them is rejected instead.
  */
-#define KPRINT_TEXT_MAX		1024			/* fully formatted text */
+#define KPRINT_TEXT_MAX		1024	/* fully formatted text */
 #define KPRINT_FORMAT_MAX	256
-#define KPRINT_ARG_MAX		256			/* one rendered argument */
-#define KPRINT_ARGS_MAX		16			/* arguments per record */
-#define KPRINT_TAG_MAX		64			/* subsystem, module, function, file */
+#define KPRINT_ARG_MAX		256	/* one rendered argument */
+#define KPRINT_ARGS_MAX		16	/* arguments per record */
+#define KPRINT_TAG_MAX		64	/* subsystem, module, function, file */
 #define KPRINT_COMM_MAX		16
 
 /*
@@ -95,8 +95,8 @@ enum kprint_attr {
 	 * u64: First sequence number a dump wants; older ones were overwritten.
 	 */
 	KPRINT_A_START_SEQ,
-	KPRINT_A_STATS,		/* nest, enum kprint_stats_attr */
-	KPRINT_A_SEQ,		/* u64: Sequence number given to an emitted record. */
+	KPRINT_A_STATS,	/* nest, enum kprint_stats_attr */
+	KPRINT_A_SEQ,	/* u64: Sequence number given to an emitted record. */
 
 	/* private: */
 	__KPRINT_A_CNT
@@ -160,12 +160,12 @@ enum kprint_stats_attr {
 enum kprint_cmd {
 	/* Dump the ring from start-seq (from the oldest record without it) */
 	KPRINT_CMD_RECORD_GET = 1,
-	KPRINT_CMD_STATS_GET,		/* Get the module's counters */
+	KPRINT_CMD_STATS_GET,	/* Get the module's counters */
 	/*
 	 * Inject a record (level, class, subsystem, format, args); admin only
 	 */
 	KPRINT_CMD_EMIT,
-	KPRINT_CMD_RECORD_NTF,		/* New records, as they are made; multicast on "records" */
+	KPRINT_CMD_RECORD_NTF,	/* New records, as they are made; multicast on "records" */
 
 	/* private: */
 	__KPRINT_CMD_CNT
