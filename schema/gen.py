@@ -633,7 +633,9 @@ def gen_user_h(fam):
     o += "\tuint16_t offset;\n};\n\n"
     o += "/*\n * Record attributes: the fields of struct kpc_record are named after them\n"
     o += " * (a repeated one X as Xs[] with its count nXs).\n */\n"
-    o += "extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];\n\n"
+    o += "extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];\n"
+    o += "struct kpc_record;\n"
+    o += "extern const struct kpc_record kpc_genl_record_empty;\n\n"
     o += "/* Counters of KPRINT_A_STATS, one field per attribute of the stats set. */\n"
     o += "struct kpc_stats {\n"
     for a in stats.attrs:
@@ -702,6 +704,12 @@ def gen_user_c(fam):
         items.append((f"\t[{a.c_name}]", f"= KPC_RECORD_ATTR({kind}, {int(a.multi)}, {ln}, {field}),"))
     col = align_col([k for k, _ in items])
     o += "".join(tabs_to(k, col) + v + "\n" for k, v in items)
+    o += "};\n\n"
+    o += "/* A record before decoding: no attribute seen, every string \"\". */\n"
+    o += "const struct kpc_record kpc_genl_record_empty = {\n"
+    for a in rec.attrs:
+        if a.type == "string" and not a.multi:
+            o += f'\t.{lower(a.name)} = "",\n'
     o += "};\n\n"
     o += "#define KPC_STATS_FIELD(field, attr)\t\t\t\t\t\t\\\n"
     o += "\tstatic uint64_t kpc_stats_get_##field(const struct kpc_stats *st)\t\\\n"

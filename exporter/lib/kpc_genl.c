@@ -44,6 +44,17 @@ const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
 	[KPRINT_RECORD_A_FLAGS]		= KPC_RECORD_ATTR(U32, 0, 4, flags),
 };
 
+/* A record before decoding: no attribute seen, every string "". */
+const struct kpc_record kpc_genl_record_empty = {
+	.comm = "",
+	.file = "",
+	.function = "",
+	.subsystem = "",
+	.module = "",
+	.format = "",
+	.text = "",
+};
+
 #define KPC_STATS_FIELD(field, attr)						\
 	static uint64_t kpc_stats_get_##field(const struct kpc_stats *st)	\
 	{ return st->field; }

@@ -41,6 +41,8 @@ struct kpc_genl_attr {
  * (a repeated one X as Xs[] with its count nXs).
  */
 extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];
+struct kpc_record;
+extern const struct kpc_record kpc_genl_record_empty;
 
 /* Counters of KPRINT_A_STATS, one field per attribute of the stats set. */
 struct kpc_stats {

@@ -124,22 +124,22 @@ static bool kpc_nla_string_ok(const char *s, int len)
 	return memchr(s, '\0', len - 1) == NULL;
 }
 
-/* Fill the field of a present attribute, or the default of an absent one. */
-static void kpc_record_set(struct kpc_record *rec, const struct kpc_genl_attr *at,
-			   const struct nlattr *nla)
+/* Fill the field of struct kpc_record that the attribute's table names. */
+static inline void kpc_record_set(struct kpc_record *rec, const struct kpc_genl_attr *at,
+				  const char *data)
 {
 	char *field = (char *)rec + at->offset;
-	const char *data = nla ? (const char *)nla + NLA_HDRLEN : NULL;
 
+	/* Constant sizes, so that the copies are moves, not calls. */
 	switch (at->kind) {
 	case KPC_GENL_STRING:
-		/* Optional strings the kernel left out are "", never NULL. */
-		*(const char **)field = data ? data : "";
+		*(const char **)field = data;
 		break;
 	case KPC_GENL_U32:
+		memcpy(field, data, sizeof(uint32_t));
+		break;
 	case KPC_GENL_U64:
-		if (data)
-			memcpy(field, data, at->len);
+		memcpy(field, data, sizeof(uint64_t));
 		break;
 	}
 }
@@ -154,7 +154,8 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	uint64_t seen = 0;
 	const char *data;
 
-	memset(rec, 0, sizeof(*rec));
+	/* Optional strings the kernel left out are "", never NULL. */
+	*rec = kpc_genl_record_empty;
 	if (rem < 0)
 		return -EINVAL;
 
@@ -189,6 +190,7 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 		tb[type] = nla;
 		if (at->kind == KPC_GENL_STRING && !kpc_nla_string_ok(data, len))
 			strings_ok = false;
+		kpc_record_set(rec, at, data);
 	}
 	if (!tb[KPRINT_RECORD_A_SEQ] || !tb[KPRINT_RECORD_A_LEVEL] ||
 	    !tb[KPRINT_RECORD_A_FORMAT] || !tb[KPRINT_RECORD_A_TEXT])
@@ -201,11 +203,6 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	if (!strings_ok)
 		return -EINVAL;
 
-	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
-		at = &kpc_genl_record_attrs[type];
-		if (!at->multi)
-			kpc_record_set(rec, at, tb[type]);
-	}
 	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX)
 		return -ERANGE;
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
