@@ -23,7 +23,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "kprint_internal.h"
+#include "kprint_core.h"
+#include "kprint_emit.h"
 
 /* Block ids start at 1: 0 means "not in a block". */
 static atomic64_t kprint_block_last_id = ATOMIC64_INIT(0);

@@ -2,107 +2,45 @@
 /*
  * kprint: the emit path used by the kprint_*() macros.
  *
- * A message is rendered into a per-CPU scratch record with interrupts off,
- * then copied into the ring under its lock, then echoed to printk.  The
- * multicast is never sent from here (this may be hard interrupt context);
- * the ring write only kicks the notification worker.
- *
- * Keeping rendering out of the ring lock keeps the lock hold time to a
- * memcpy, and the per-CPU scratch keeps the ~6 KiB record off the stack.
- * An emitter that finds its CPU's scratch busy (a kprint call from within
- * kprint, e.g. from a console driver fed by the printk echo) or that runs
- * in NMI, where neither the ring lock nor the scratch can be taken safely,
- * counts the message as dropped instead.
+ * A message is rendered from its call site into the core's per-CPU scratch
+ * record with interrupts off, then committed: stored in the ring, echoed to
+ * printk, handed to the multicast (see kprint_core.c).  The call site's
+ * constant parts (string lengths, format id) are measured once, on first
+ * use, and kept in the site.
  */
 
-#include <linux/bug.h>
+#include <linux/atomic.h>
 #include <linux/export.h>
-#include <linux/irqflags.h>
 #include <linux/kernel.h>
-#include <linux/percpu.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
-#include "kprint_internal.h"
+#include "kprint_core.h"
+#include "kprint_emit.h"
+#include "kprint_render.h"
 
-struct kprint_scratch {
-	struct kprint_builder b;
-	bool busy;
-	char text[KPRINT_TEXT_MAX];
-	char arg[KPRINT_ARG_MAX];
-	char check[KPRINT_TEXT_MAX];
-	u64 rec[KPRINT_REC_MAX / sizeof(u64)];
+static bool kprint_selfcheck;
+module_param_named(selfcheck, kprint_selfcheck, bool, 0644);
+MODULE_PARM_DESC(selfcheck,
+		 "Debug: compare every rendered text with vsnprintf() (default N)");
+
+static atomic_t kprint_selfcheck_failures = ATOMIC_INIT(0);
+
+static int kprint_param_get_atomic(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%d\n", atomic_read((atomic_t *)kp->arg));
+}
+
+static const struct kernel_param_ops kprint_param_ops_atomic_ro = {
+	.get = kprint_param_get_atomic,
 };
 
-static struct kprint_scratch __percpu *kprint_scratch;
-
-/**
- * kprint_emit_init() - allocate the per-CPU scratch records
- *
- * Context: Process context.
- * Return: 0 or -ENOMEM.
- */
-int kprint_emit_init(void)
-{
-	kprint_scratch = alloc_percpu(struct kprint_scratch);
-	return kprint_scratch ? 0 : -ENOMEM;
-}
-
-/**
- * kprint_emit_exit() - free the per-CPU scratch records
- *
- * Context: Process context, once no emitter can be running any more.
- */
-void kprint_emit_exit(void)
-{
-	free_percpu(kprint_scratch);
-	kprint_scratch = NULL;
-}
-
-/**
- * kprint_scratch_get() - take this CPU's scratch builder
- * @flags: saved interrupt state, to pass to kprint_scratch_put()
- *
- * Context: Any context.  Disables interrupts on success.
- * Return: the builder, or NULL if the message cannot be recorded now (NMI,
- * recursion on this CPU, module not running); the caller counts the drop.
- */
-struct kprint_builder *kprint_scratch_get(unsigned long *flags)
-{
-	struct kprint_scratch *s;
-
-	if (unlikely(in_nmi()))
-		return NULL;
-
-	/*
-	 * Checked with interrupts off: module exit clears kprint_running
-	 * and then waits a grace period, which an interrupts-off section
-	 * holds up, so nobody stores into a ring that is going away.
-	 */
-	local_irq_save(*flags);
-	s = this_cpu_ptr(kprint_scratch);
-	if (unlikely(!READ_ONCE(kprint_running) || s->busy)) {
-		local_irq_restore(*flags);
-		return NULL;
-	}
-	s->busy = true;
-	s->b.rec = (struct kprint_rec *)s->rec;
-	s->b.text = s->text;
-	s->b.argbuf = s->arg;
-	return &s->b;
-}
-
-/**
- * kprint_scratch_put() - release this CPU's scratch builder
- * @flags: what kprint_scratch_get() saved
- *
- * Context: After a successful kprint_scratch_get() on this CPU.
- */
-void kprint_scratch_put(unsigned long flags)
-{
-	this_cpu_ptr(kprint_scratch)->busy = false;
-	local_irq_restore(flags);
-}
+module_param_cb(selfcheck_failures, &kprint_param_ops_atomic_ro,
+		&kprint_selfcheck_failures, 0444);
+MODULE_PARM_DESC(selfcheck_failures,
+		 "Texts that differed from vsnprintf() while selfcheck was on");
 
 static u64 kprint_site_format_id(struct kprint_site *site)
 {
@@ -111,13 +49,13 @@ static u64 kprint_site_format_id(struct kprint_site *site)
 
 	/* Racing first users compute the same value; either store wins. */
 	if (unlikely(!id)) {
-		id = kprint_fnv1a64(site->format);
+		id = kprint_fnv1a64(site->format, strlen(site->format));
 		WRITE_ONCE(site->format_id, id);
 	}
 	return id;
 #else
 	/* A torn 64-bit read would hand out a wrong id: don't cache. */
-	return kprint_fnv1a64(site->format);
+	return kprint_fnv1a64(site->format, strlen(site->format));
 #endif
 }
 
@@ -176,158 +114,24 @@ void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 	kprint_rec_end(b);
 }
 
-/**
- * kprint_trace_record() - where tracers see each stored record
- * @format: the record's format string
- * @format_id: its FNV-1a 64 id
- * @level: the record's level (enum kprint_level)
- * @class: the record's class (enum kprint_class)
- * @tags: the record's subsystem, NUL-terminated, immediately followed by
- *	its module, NUL-terminated (their storage order in the record)
- * @tags_id: FNV-1a 64 of those bytes, both NULs included
- *
- * bpf/kprint_counter.bpf.c counts records per format with a kprobe here,
- * defined through tracefs as "kprint:kprint_trace_record": unlike a raw
- * tracepoint or fentry on a module function, such a kprobe holds no
- * reference on the module (kprint can still be unloaded while counted) and
- * is armed again by the kernel when the module comes back.  The same
- * format used by two modules must count as two series, so the counter
- * keys on @tags_id too; the id lets a known (format, tags) pair cost one
- * hash lookup without reading any string, and one pointer to both tags
- * keeps every argument in a register (six on the common ABIs).
- * __noipa keeps the call and its arguments exactly as declared; the empty
- * asm keeps the compiler from deciding the call does nothing.
- *
- * Context: Any context but NMI, once per record stored in the ring, after
- * it was stored; @format and @tags are valid only during the call.
- */
-__noipa void kprint_trace_record(const char *format, u64 format_id, u32 level,
-				 u32 class, const char *tags, u64 tags_id)
-{
-	asm volatile("");
-}
-
-/*
- * A record's subsystem and module, stored back to back: where they start
- * and how many bytes they take with both NULs.
- */
-static const char *kprint_rec_tags(const struct kprint_rec *rec,
-				   unsigned int *len)
-{
-	const char *p = rec->data;
-	unsigned int i;
-
-	BUILD_BUG_ON(KPRINT_STR_MODULE != KPRINT_STR_SUBSYSTEM + 1);
-	for (i = 0; i < KPRINT_STR_SUBSYSTEM; i++)
-		p += rec->slen[i] + 1;
-	*len = rec->slen[KPRINT_STR_SUBSYSTEM] + 1 +
-	       rec->slen[KPRINT_STR_MODULE] + 1;
-	return p;
-}
-
-/* FNV-1a 64 of @len bytes, NULs included, as the format id is of a string. */
-static u64 kprint_fnv1a64_mem(const char *p, unsigned int len)
-{
-	u64 h = KPRINT_FNV1A64_OFFSET;
-
-	while (len--) {
-		h ^= (u8)*p++;
-		h *= KPRINT_FNV1A64_PRIME;
-	}
-	return h;
-}
-
-static void kprint_trace(const struct kprint_rec *rec)
-{
-	unsigned int len;
-	const char *tags = kprint_rec_tags(rec, &len);
-
-	kprint_trace_record(kprint_rec_format(rec), rec->format_id, rec->level,
-			    rec->class, tags, kprint_fnv1a64_mem(tags, len));
-}
-
-__printf(2, 3)
-static void kprint_echo_printf(int level, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	vprintk_emit(0, level, NULL, fmt, args);
-	va_end(args);
-}
-
-static void kprint_echo(const struct kprint_rec *rec)
-{
-	/*
-	 * The level goes in as an argument, not as a KERN_SOH prefix built at
-	 * run time, so that whoever watches printk (dmesg, the BPF printk
-	 * counter) sees a plain level and the constant format "%s\n".
-	 */
-	kprint_echo_printf(rec->level, "%s\n", kprint_rec_text(rec));
-}
-
-/**
- * kprint_commit() - store records, echo them to printk, kick the multicast
- * @recs: one record or a block of records, back to back
- * @len: total bytes at @recs
- *
- * Context: Any context but NMI.
- * Return: the sequence number of the first record, 0 if nothing was stored.
- */
-u64 kprint_commit(struct kprint_rec *recs, unsigned int len)
-{
-	void *p, *end = (void *)recs + len;
-	bool wanted = kprint_ntf_wanted();
-	struct kprint_rec *rec;
-	unsigned int nr = 0;
-	u64 seq;
-
-	for (p = recs; p < end; p += rec->len) {
-		rec = p;
-		if (!wanted)
-			rec->rflags |= KPRINT_REC_NO_NTF;
-		nr++;
-	}
-
-	seq = kprint_ring_write(&kprint_ring, recs, len);
-	if (!seq) {
-		kprint_count_dropped(nr);
-		return 0;
-	}
-	if (wanted)
-		kprint_ntf_kick();
-
-	for (p = recs; p < end; p += rec->len) {
-		rec = p;
-		kprint_trace(rec);
-	}
-
-	if (READ_ONCE(kprint_printk))
-		for (p = recs; p < end; p += rec->len) {
-			rec = p;
-			kprint_echo(rec);
-		}
-	return seq;
-}
-
 __printf(2, 0)
 static void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
 				  va_list args)
 {
-	struct kprint_scratch *s = container_of(b, struct kprint_scratch, b);
 	const struct kprint_rec *rec = b->rec;
+	char *check = b->checkbuf;
 	size_t len;
 	int n;
 
-	n = vsnprintf(s->check, sizeof(s->check), fmt, args);
-	len = min_t(size_t, n, sizeof(s->check) - 1);
-	if (len && s->check[len - 1] == '\n')
+	n = vsnprintf(check, KPRINT_TEXT_MAX, fmt, args);
+	len = min_t(size_t, n, KPRINT_TEXT_MAX - 1);
+	if (len && check[len - 1] == '\n')
 		len--;
 	if (len == rec->slen[KPRINT_STR_TEXT] &&
-	    !memcmp(s->check, kprint_rec_text(rec), len))
+	    !memcmp(check, kprint_rec_text(rec), len))
 		return;
 
-	kprint_count_selfcheck_failure();
+	atomic_inc(&kprint_selfcheck_failures);
 	pr_warn_ratelimited("kprint: text of format \"%s\" differs from vsnprintf()\n",
 			    fmt);
 }

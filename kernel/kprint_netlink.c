@@ -1,167 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprint: the "kprint" generic netlink family.
+ * kprint: the "kprint" generic netlink family's requests.
  *
- * Dumps read the ring from a cursor kept in the netlink callback; the
- * "records" multicast group is fed by a work item that drains the ring from
- * the ring's own notification cursor.  Emitters never build messages: they
- * may run in hard interrupt context, and most of the time nobody listens.
+ * The handlers named by the operations table in kprint_genl.c, and the
+ * family built from that table.  Dumps read the ring from a cursor kept in
+ * the netlink callback; the multicast group is fed by the notification
+ * worker (kprint_ntf.c), started and stopped with the family.
  */
 
 #include <linux/capability.h>
-#include <linux/irq_work.h>
 #include <linux/netlink.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "kprint_core.h"
 #include "kprint_genl.h"
-#include "kprint_internal.h"
+#include "kprint_netlink.h"
+#include "kprint_nl_fill.h"
+#include "kprint_ntf.h"
+#include "kprint_render.h"
 
 static struct genl_family kprint_nl_family __ro_after_init;
-
-/* Cleared first on unload, so that no new multicast work is started. */
-static bool kprint_ntf_enabled;
 
 /* Readers need what dmesg needs: CAP_SYSLOG, or CAP_SYS_ADMIN. */
 static bool kprint_nl_may_read(const struct sk_buff *skb)
 {
 	return netlink_capable(skb, CAP_SYSLOG) ||
 	       netlink_capable(skb, CAP_SYS_ADMIN);
-}
-
-/* Largest KPRINT_A_RECORD nest, for buffer sizing (from the spec). */
-static size_t kprint_nl_record_max(void)
-{
-	return kprint_record_nest_max_size();
-}
-
-static size_t kprint_nl_record_size(const struct kprint_rec *rec)
-{
-	size_t size;
-	unsigned int i;
-
-	/* The nest and its scalars (from the spec), COMM, every stored string. */
-	size = kprint_record_nest_scalars_size() +
-	       nla_total_size(strnlen(rec->comm, KPRINT_COMM_MAX - 1) + 1);
-	for (i = 0; i < KPRINT_STR_ARG0 + rec->nr_args; i++)
-		size += nla_total_size(rec->slen[i] + 1);
-	return size;
-}
-
-static int kprint_nl_put_str(struct sk_buff *skb, int type, const char **p,
-			     unsigned int len)
-{
-	int err = nla_put(skb, type, len + 1, *p);
-
-	*p += len + 1;
-	return err;
-}
-
-static int kprint_nl_record_fill(struct sk_buff *skb,
-				 const struct kprint_rec *rec)
-{
-	const char *p = rec->data, *file, *function, *subsystem, *module;
-	struct nlattr *nest;
-	unsigned int i;
-
-	nest = nla_nest_start(skb, KPRINT_A_RECORD);
-	if (!nest)
-		return -EMSGSIZE;
-
-	/* Storage order: file, function, subsystem, module, format, args. */
-	file = p;
-	p += rec->slen[KPRINT_STR_FILE] + 1;
-	function = p;
-	p += rec->slen[KPRINT_STR_FUNCTION] + 1;
-	subsystem = p;
-	p += rec->slen[KPRINT_STR_SUBSYSTEM] + 1;
-	module = p;
-	p += rec->slen[KPRINT_STR_MODULE] + 1;
-
-	if (nla_put_u64_64bit(skb, KPRINT_RECORD_A_SEQ, rec->seq,
-			      KPRINT_RECORD_A_PAD) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_LEVEL, rec->level) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_CLASS, rec->class) ||
-	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_TS_MONO_NS, rec->ts_mono,
-			      KPRINT_RECORD_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_TS_REAL_NS, rec->ts_real,
-			      KPRINT_RECORD_A_PAD) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_CPU, rec->cpu) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_PID, rec->pid) ||
-	    nla_put_string(skb, KPRINT_RECORD_A_COMM, rec->comm) ||
-	    nla_put(skb, KPRINT_RECORD_A_FILE,
-		    rec->slen[KPRINT_STR_FILE] + 1, file) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_LINE, rec->line) ||
-	    nla_put(skb, KPRINT_RECORD_A_FUNCTION,
-		    rec->slen[KPRINT_STR_FUNCTION] + 1, function) ||
-	    nla_put(skb, KPRINT_RECORD_A_SUBSYSTEM,
-		    rec->slen[KPRINT_STR_SUBSYSTEM] + 1, subsystem) ||
-	    nla_put(skb, KPRINT_RECORD_A_MODULE,
-		    rec->slen[KPRINT_STR_MODULE] + 1, module) ||
-	    kprint_nl_put_str(skb, KPRINT_RECORD_A_FORMAT, &p,
-			      rec->slen[KPRINT_STR_FORMAT]) ||
-	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_FORMAT_ID, rec->format_id,
-			      KPRINT_RECORD_A_PAD))
-		goto cancel;
-
-	for (i = 0; i < rec->nr_args; i++)
-		if (kprint_nl_put_str(skb, KPRINT_RECORD_A_ARG, &p,
-				      rec->slen[KPRINT_STR_ARG0 + i]))
-			goto cancel;
-
-	/* The text is stored last. */
-	if (kprint_nl_put_str(skb, KPRINT_RECORD_A_TEXT, &p,
-			      rec->slen[KPRINT_STR_TEXT]) ||
-	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_BLOCK_ID, rec->block_id,
-			      KPRINT_RECORD_A_PAD) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_FLAGS, rec->flags))
-		goto cancel;
-
-	nla_nest_end(skb, nest);
-	return 0;
-
-cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
-/**
- * struct kprint_nl_fill - state of one pass over the ring into a message
- * @skb: message to fill, or NULL to only count (and so discard) records
- * @end_seq: stop before this sequence number
- * @n: records added (or counted)
- * @ntf: for the multicast: skip records stored while nobody listened
- * @full: stopped because the next record did not fit
- */
-struct kprint_nl_fill {
-	struct sk_buff *skb;
-	u64 end_seq;
-	unsigned int n;
-	bool ntf;
-	bool full;
-};
-
-/* Runs under the ring lock with interrupts off: copying only. */
-static int kprint_nl_fill_one(const struct kprint_rec *rec, void *arg)
-{
-	struct kprint_nl_fill *f = arg;
-
-	if (rec->seq >= f->end_seq)
-		return KPRINT_RING_STOP;
-	if (f->ntf && (rec->rflags & KPRINT_REC_NO_NTF))
-		return KPRINT_RING_NEXT;
-	if (f->skb &&
-	    (kprint_nl_record_size(rec) > skb_tailroom(f->skb) ||
-	     kprint_nl_record_fill(f->skb, rec))) {
-		f->full = true;
-		return KPRINT_RING_STOP;
-	}
-	f->n++;
-	return KPRINT_RING_NEXT;
 }
 
 /* KPRINT_CMD_RECORD_GET */
@@ -243,45 +110,6 @@ int kprint_nl_record_get_dumpit(struct sk_buff *skb,
 
 /* KPRINT_CMD_STATS_GET */
 
-static int kprint_nl_stats_fill(struct sk_buff *skb,
-				const struct kprint_stats *st)
-{
-	struct nlattr *nest;
-
-	nest = nla_nest_start(skb, KPRINT_A_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-
-	if (nla_put_u64_64bit(skb, KPRINT_STATS_A_RECORDS, st->ring.records,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_OVERWRITTEN,
-			      st->ring.overwritten, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_DROPPED, st->dropped,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_TRUNCATED,
-			      st->ring.truncated, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RING_BYTES, st->ring.size,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RING_RECORDS,
-			      st->ring.nr_records, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_FIRST_SEQ,
-			      st->ring.first_seq, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_NEXT_SEQ,
-			      st->ring.next_seq, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SENT, st->mcast_sent,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_FAILED,
-			      st->mcast_failed, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SKIPPED,
-			      st->ring.ntf_skipped, KPRINT_STATS_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kprint_stats st;
@@ -295,7 +123,7 @@ int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EPERM;
 	}
 
-	msg = genlmsg_new(kprint_nl_stats_get_reply_size(), GFP_KERNEL);
+	msg = genlmsg_new(kprint_nl_stats_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 
@@ -321,28 +149,24 @@ err_free:
 
 /* KPRINT_CMD_EMIT */
 
-/*
- * Text = the format with every conversion replaced by the matching
- * argument, verbatim.  The argument count must match exactly: a format
- * that consumed more arguments than it was given is exactly the printf
- * bug kprint should not let userspace reproduce.
- */
+/* The record of an emit request, from its (already validated) nest. */
 static int kprint_nl_emit_build(struct kprint_builder *b, struct nlattr **tb,
 				struct nlattr **args, unsigned int nargs,
 				struct netlink_ext_ack *extack)
 {
 	struct nlattr *fattr = tb[KPRINT_RECORD_A_FORMAT];
 	const char *fmt = nla_data(fattr);
-	struct kprint_fmt_spec fs;
-	unsigned int n, i = 0;
+	const char *argv[KPRINT_ARGS_MAX];
+	size_t lens[KPRINT_ARGS_MAX];
 	u32 class = KPRINT_CLASS_NONE;
+	unsigned int i;
 
 	if (tb[KPRINT_RECORD_A_CLASS])
 		class = nla_get_u32(tb[KPRINT_RECORD_A_CLASS]);
 
 	kprint_rec_begin(b, nla_get_u32(tb[KPRINT_RECORD_A_LEVEL]), class,
 			 KPRINT_RECORD_F_USER);
-	b->rec->format_id = kprint_fnv1a64(fmt);
+	b->rec->format_id = kprint_fnv1a64(fmt, strlen(fmt));
 	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
 	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, "");
 	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,
@@ -351,40 +175,26 @@ static int kprint_nl_emit_build(struct kprint_builder *b, struct nlattr **tb,
 	kprint_rec_put_str(b, KPRINT_STR_MODULE, "user");
 	kprint_rec_put_str(b, KPRINT_STR_FORMAT, fmt);
 
-	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
-		const char *arg;
-		size_t len;
-
-		if (fs.star_width || fs.star_prec) {
-			NL_SET_ERR_MSG_ATTR(extack, fattr,
-					    "'*' width or precision cannot be injected");
-			return -EINVAL;
-		}
-
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			kprint_rec_append_text(b, fmt, n);
-			break;
-		case KPRINT_FMT_PERCENT:
-			kprint_rec_append_text(b, "%", 1);
-			break;
-		case KPRINT_FMT_INVALID:
-			NL_SET_ERR_MSG_ATTR(extack, fattr,
-					    "format has an unsupported conversion");
-			return -EINVAL;
-		default:
-			if (i == nargs)
-				goto mismatch;
-			arg = nla_data(args[i]);
-			len = strnlen(arg, nla_len(args[i]));
-			kprint_rec_add_arg(b, arg, len);
-			kprint_rec_append_text(b, arg, len);
-			i++;
-			break;
-		}
+	for (i = 0; i < nargs; i++) {
+		argv[i] = nla_data(args[i]);
+		lens[i] = strnlen(argv[i], nla_len(args[i]));
 	}
-	if (i != nargs)
-		goto mismatch;
+	switch (kprint_render_given(b, fmt, argv, lens, nargs)) {
+	case KPRINT_RENDER_OK:
+		break;
+	case KPRINT_RENDER_STAR:
+		NL_SET_ERR_MSG_ATTR(extack, fattr,
+				    "'*' width or precision cannot be injected");
+		return -EINVAL;
+	case KPRINT_RENDER_INVALID:
+		NL_SET_ERR_MSG_ATTR(extack, fattr,
+				    "format has an unsupported conversion");
+		return -EINVAL;
+	case KPRINT_RENDER_MISMATCH:
+		NL_SET_ERR_MSG_ATTR(extack, fattr,
+				    "number of conversions differs from number of arguments");
+		return -EINVAL;
+	}
 
 	if (b->rec->flags & KPRINT_RECORD_F_TRUNCATED) {
 		NL_SET_ERR_MSG_ATTR(extack, fattr,
@@ -394,11 +204,6 @@ static int kprint_nl_emit_build(struct kprint_builder *b, struct nlattr **tb,
 
 	kprint_rec_end(b);
 	return 0;
-
-mismatch:
-	NL_SET_ERR_MSG_ATTR(extack, fattr,
-			    "number of conversions differs from number of arguments");
-	return -EINVAL;
 }
 
 int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
@@ -513,145 +318,6 @@ err_free_msg:
 	return err;
 }
 
-/* Notifications */
-
-static void kprint_ntf_work_fn(struct work_struct *work);
-static DECLARE_WORK(kprint_ntf_work, kprint_ntf_work_fn);
-
-/*
- * Set from the first kick until the worker starts draining: every record
- * stored in between will be sent by that run, so its emitter need not
- * raise the irq_work again.  Without it each record paid for a
- * self-interrupt while the worker was still on its way.
- */
-static unsigned long kprint_ntf_pending;
-
-/* Emitters may hold scheduler locks: they only ever raise an irq_work. */
-static void kprint_ntf_irq_work_fn(struct irq_work *irq_work)
-{
-	if (READ_ONCE(kprint_ntf_enabled))
-		queue_work(system_unbound_wq, &kprint_ntf_work);
-	else
-		clear_bit(0, &kprint_ntf_pending);
-}
-
-static struct irq_work kprint_ntf_irq_work =
-	IRQ_WORK_INIT(kprint_ntf_irq_work_fn);
-
-/**
- * kprint_ntf_wanted() - does anybody listen to the records group?
- *
- * Context: Any context.
- * Return: true if a record stored now should be multicast.  Records stored
- * while this is false never are, so a subscriber only receives records
- * stored after it joined.
- */
-bool kprint_ntf_wanted(void)
-{
-	return READ_ONCE(kprint_ntf_enabled) &&
-	       genl_has_listeners(&kprint_nl_family, &init_net,
-				  KPRINT_NLGRP_RECORDS) > 0;
-}
-
-/**
- * kprint_ntf_kick() - have the notification worker drain the ring
- *
- * Context: Any context.
- */
-void kprint_ntf_kick(void)
-{
-	if (!test_and_set_bit(0, &kprint_ntf_pending))
-		irq_work_queue(&kprint_ntf_irq_work);
-}
-
-/*
- * Payload of a notification: about 15 KiB (the skb stays within an order-2
- * allocation), and at least one record of the largest size.  Each datagram
- * is a wake-up for every subscriber, so a burst goes out in as few as
- * possible; a page-sized datagram carried only about ten records.
- */
-#define KPRINT_NTF_PAYLOAD	(SZ_16K - SZ_1K)
-
-static size_t kprint_ntf_payload(void)
-{
-	return max_t(size_t, KPRINT_NTF_PAYLOAD, kprint_nl_record_max());
-}
-
-/*
- * Sends everything from the notification cursor to the head, batching as
- * many records per message as fit.  Records overwritten before we got to
- * them were already counted by the ring (mcast_skipped); the subscriber
- * sees the gap in sequence numbers and can catch up with a dump.
- */
-static void kprint_ntf_work_fn(struct work_struct *work)
-{
-	struct kprint_nl_fill f;
-	struct sk_buff *skb;
-	bool all;
-	void *hdr;
-	int err;
-
-	/*
-	 * Before reading the ring: a record stored after this kicks again
-	 * (test_and_set_bit() is a full barrier), so none is left behind.
-	 */
-	clear_bit(0, &kprint_ntf_pending);
-	smp_mb__after_atomic();
-	do {
-		if (!READ_ONCE(kprint_ntf_enabled))
-			return;
-		if (genl_has_listeners(&kprint_nl_family, &init_net,
-				       KPRINT_NLGRP_RECORDS) <= 0) {
-			kprint_ring_ntf_catch_up(&kprint_ring);
-			return;
-		}
-
-		memset(&f, 0, sizeof(f));
-		f.end_seq = U64_MAX;
-		f.ntf = true;
-
-		skb = genlmsg_new(kprint_ntf_payload(), GFP_KERNEL);
-		if (!skb) {
-			/* Count what we cannot send, rather than retry forever. */
-			kprint_ring_read(&kprint_ring, &kprint_ring.ntf,
-					 kprint_nl_fill_one, &f);
-			kprint_count_mcast(0, f.n);
-			return;
-		}
-
-		hdr = genlmsg_put(skb, 0, 0, &kprint_nl_family, 0,
-				  KPRINT_CMD_RECORD_NTF);
-		if (!hdr) {
-			nlmsg_free(skb);
-			return;
-		}
-
-		f.skb = skb;
-		all = kprint_ring_read(&kprint_ring, &kprint_ring.ntf,
-				       kprint_nl_fill_one, &f);
-		if (!f.n) {
-			nlmsg_free(skb);
-			return;
-		}
-		genlmsg_end(skb, hdr);
-
-		/*
-		 * -ESRCH: nobody took it, e.g. the only subscriber's buffer
-		 * was full; that subscriber gets ENOBUFS on its socket, the
-		 * usual netlink signal to resynchronise.  The send itself
-		 * did not fail.
-		 */
-		err = genlmsg_multicast(&kprint_nl_family, skb, 0,
-					KPRINT_NLGRP_RECORDS, GFP_KERNEL);
-		if (!err || err == -ESRCH)
-			kprint_count_mcast(f.n, 0);
-		else
-			kprint_count_mcast(0, f.n);
-
-		cond_resched();
-	} while (!all);
-}
-
 /* Family */
 
 static struct genl_family kprint_nl_family __ro_after_init = {
@@ -680,7 +346,7 @@ int kprint_nl_init(void)
 	if (err)
 		return err;
 
-	WRITE_ONCE(kprint_ntf_enabled, true);
+	kprint_ntf_start(&kprint_ring, &kprint_nl_family);
 	return 0;
 }
 
@@ -692,18 +358,6 @@ int kprint_nl_init(void)
  */
 void kprint_nl_exit(void)
 {
-	/*
-	 * No record can be stored any more, so one last run of the worker
-	 * multicasts the tail of the ring: a subscriber that kept up has
-	 * every record when it sees the family go.
-	 */
-	irq_work_sync(&kprint_ntf_irq_work);
-	flush_work(&kprint_ntf_work);
-
-	/* Stop the worker before the family's groups are released. */
-	WRITE_ONCE(kprint_ntf_enabled, false);
-	irq_work_sync(&kprint_ntf_irq_work);
-	cancel_work_sync(&kprint_ntf_work);
-
+	kprint_ntf_stop();
 	genl_unregister_family(&kprint_nl_family);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprint: assembling serialized records.
+ * kprint: assembling serialized records (layout in kprint_record.h).
  *
  * A record is built in place in a KPRINT_REC_MAX buffer: the fixed header,
  * then the strings in storage order.  Every string is cut to its UAPI limit
@@ -16,7 +16,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
-#include "kprint_internal.h"
+#include "kprint_record.h"
 
 static const u16 kprint_str_max[] = {
 	[KPRINT_STR_FILE]	= KPRINT_TAG_MAX,
@@ -201,53 +201,24 @@ void kprint_rec_end(struct kprint_builder *b)
 }
 
 /**
- * kprint_rec_format() - find the format of a serialized record
- * @rec: the record
+ * kprint_fnv1a64() - FNV-1a 64 of some bytes
+ * @p: the bytes
+ * @len: how many
+ *
+ * A format id is this over the format's bytes without its NUL (as the UAPI
+ * header defines it); a tags id over the subsystem and module with both
+ * NULs.
  *
  * Context: Any context.
- * Return: the NUL-terminated format string.
+ * Return: the hash.
  */
-const char *kprint_rec_format(const struct kprint_rec *rec)
+u64 kprint_fnv1a64(const void *p, size_t len)
 {
-	const char *p = rec->data;
-	unsigned int i;
-
-	for (i = 0; i < KPRINT_STR_FORMAT; i++)
-		p += rec->slen[i] + 1;
-	return p;
-}
-
-/**
- * kprint_rec_text() - find the text of a serialized record
- * @rec: the record
- *
- * Context: Any context.
- * Return: the NUL-terminated text; rec->slen[KPRINT_STR_TEXT] is its length.
- */
-const char *kprint_rec_text(const struct kprint_rec *rec)
-{
-	const char *p = rec->data;
-	unsigned int i;
-
-	for (i = 0; i < KPRINT_STR_ARG0 + rec->nr_args; i++)
-		if (i != KPRINT_STR_TEXT)
-			p += rec->slen[i] + 1;
-	return p;
-}
-
-/**
- * kprint_fnv1a64() - the format id of a format string
- * @s: NUL-terminated format
- *
- * Context: Any context.
- * Return: 64-bit FNV-1a of the bytes of @s, as defined by the UAPI header.
- */
-u64 kprint_fnv1a64(const char *s)
-{
+	const u8 *b = p;
 	u64 h = KPRINT_FNV1A64_OFFSET;
 
-	while (*s) {
-		h ^= (u8)*s++;
+	while (len--) {
+		h ^= *b++;
 		h *= KPRINT_FNV1A64_PRIME;
 	}
 	return h;

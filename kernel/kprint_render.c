@@ -19,7 +19,7 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 
-#include "kprint_internal.h"
+#include "kprint_render.h"
 
 /*
  * Longest conversion specification we copy out.  Real ones are a handful
@@ -453,4 +453,55 @@ void kprint_render(struct kprint_builder *b, const char *fmt, va_list args)
 	}
 out:
 	va_end(ap);
+}
+
+/**
+ * kprint_render_given() - the text of a format whose arguments are rendered
+ * @b: builder, after every fixed string has been stored
+ * @fmt: printf-style format
+ * @args: the rendered arguments, one per conversion, in order
+ * @lens: their lengths
+ * @nargs: how many
+ *
+ * For records whose arguments come already rendered (KPRINT_CMD_EMIT): the
+ * text is the format with every conversion replaced by the matching
+ * argument, verbatim.  The argument count must match exactly: a format
+ * that consumed more arguments than it was given is exactly the printf bug
+ * kprint should not let userspace reproduce.  On an error the builder is
+ * left half-filled and the record must be thrown away.
+ *
+ * Context: Any context.
+ * Return: KPRINT_RENDER_OK, or why the format cannot be used.
+ */
+enum kprint_render_err kprint_render_given(struct kprint_builder *b,
+					   const char *fmt,
+					   const char *const *args,
+					   const size_t *lens,
+					   unsigned int nargs)
+{
+	struct kprint_fmt_spec fs;
+	unsigned int n, i = 0;
+
+	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
+		if (fs.star_width || fs.star_prec)
+			return KPRINT_RENDER_STAR;
+
+		switch (fs.type) {
+		case KPRINT_FMT_LITERAL:
+			kprint_rec_append_text(b, fmt, n);
+			break;
+		case KPRINT_FMT_PERCENT:
+			kprint_rec_append_text(b, "%", 1);
+			break;
+		case KPRINT_FMT_INVALID:
+			return KPRINT_RENDER_INVALID;
+		default:
+			if (i == nargs)
+				return KPRINT_RENDER_MISMATCH;
+			kprint_render_emit(b, args[i], lens[i]);
+			i++;
+			break;
+		}
+	}
+	return i == nargs ? KPRINT_RENDER_OK : KPRINT_RENDER_MISMATCH;
 }

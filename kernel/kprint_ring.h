@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprint record ring: serialized record layout and ring interface.
+ * kprint record ring: the ring of serialized records (kprint_record.h).
  * See the DOC: overview in kprint_ring.c.
  */
 #ifndef _KPRINT_RING_H
@@ -8,78 +8,8 @@
 
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/kprint.h>
 
-/* Ring-internal bits of kprint_rec::rflags, never shown to userspace. */
-#define KPRINT_REC_PAD		BIT(0)	/* filler up to the end of the buffer */
-#define KPRINT_REC_NO_NTF	BIT(1)	/* nobody listened when it was stored */
-
-/*
- * Strings of a record, in kprint_rec::slen order.  In kprint_rec::data they
- * are stored as: file, function, subsystem, module, format, the arguments,
- * then the text last, because the text is only complete once every argument
- * has been rendered.
- */
-enum kprint_rec_str {
-	KPRINT_STR_FILE,
-	KPRINT_STR_FUNCTION,
-	KPRINT_STR_SUBSYSTEM,
-	KPRINT_STR_MODULE,
-	KPRINT_STR_FORMAT,
-	KPRINT_STR_TEXT,
-	KPRINT_STR_ARG0,
-	KPRINT_STR_NR = KPRINT_STR_ARG0 + KPRINT_ARGS_MAX,
-};
-
-/**
- * struct kprint_rec - a record as stored in the ring
- * @len: bytes of the whole record including strings, a multiple of 8
- * @rflags: KPRINT_REC_* bits; a pad only has @len and @rflags
- * @seq: sequence number, given when the record enters the ring
- * @ts_mono: CLOCK_MONOTONIC ns, taken when the record enters the ring
- * @ts_real: CLOCK_REALTIME ns, taken with @ts_mono
- * @format_id: FNV-1a 64 of the format
- * @block_id: id of the block the record belongs to, 0 if none
- * @flags: enum kprint_record_flags
- * @pid: thread group id in the initial pid namespace, 0 outside task context
- * @cpu: CPU the message was emitted on
- * @line: source line, 0 when unknown
- * @level: enum kprint_level
- * @class: enum kprint_class
- * @nr_args: number of rendered arguments stored
- * @__pad: zero
- * @comm: task name, empty outside task context
- * @slen: string lengths (without the NUL), indexed by enum kprint_rec_str
- * @data: the strings, each NUL-terminated, in storage order
- */
-struct kprint_rec {
-	u32 len;
-	u32 rflags;
-	u64 seq;
-	u64 ts_mono;
-	u64 ts_real;
-	u64 format_id;
-	u64 block_id;
-	u32 flags;
-	u32 pid;
-	u32 cpu;
-	u32 line;
-	u8 level;
-	u8 class;
-	u8 nr_args;
-	u8 __pad;
-	char comm[KPRINT_COMM_MAX];
-	u16 slen[KPRINT_STR_NR];
-	char data[];
-};
-
-#define KPRINT_REC_ALIGN	8
-
-/* Largest serialized record: every string at its limit. */
-#define KPRINT_REC_MAX							\
-	ALIGN(sizeof(struct kprint_rec) + 4 * KPRINT_TAG_MAX +		\
-	      KPRINT_FORMAT_MAX + KPRINT_ARGS_MAX * KPRINT_ARG_MAX +	\
-	      KPRINT_TEXT_MAX, KPRINT_REC_ALIGN)
+#include "kprint_record.h"
 
 /**
  * struct kprint_cursor - a reader's position in the ring

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint: the core, which every producer of records shares.
+ *
+ * It owns the ring and the "running" state, hands out the per-CPU scratch
+ * record a message is rendered into, and commits finished records: into
+ * the ring, to tracers, to printk, and to the notification worker (which
+ * multicasts them later, since this may be hard interrupt context).
+ *
+ * Rendering happens in the scratch with interrupts off, outside the ring
+ * lock, which keeps the lock hold time to a memcpy; the per-CPU scratch
+ * keeps the ~6 KiB record off the stack.  An emitter that finds its CPU's
+ * scratch busy (a kprint call from within kprint, e.g. from a console
+ * driver fed by the printk echo) or that runs in NMI, where neither the
+ * ring lock nor the scratch can be taken safely, gets no scratch and counts
+ * the message as dropped instead.
+ */
+
+#include <linux/atomic.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+
+#include "kprint_core.h"
+#include "kprint_ntf.h"
+
+bool kprint_printk = true;
+module_param_named(printk, kprint_printk, bool, 0644);
+MODULE_PARM_DESC(printk, "Echo every record's text to printk (default Y)");
+
+struct kprint_ring kprint_ring;
+bool kprint_running;
+
+static atomic64_t kprint_dropped = ATOMIC64_INIT(0);
+
+struct kprint_scratch {
+	struct kprint_builder b;
+	bool busy;
+	char text[KPRINT_TEXT_MAX];
+	char arg[KPRINT_ARG_MAX];
+	char check[KPRINT_TEXT_MAX];
+	u64 rec[KPRINT_REC_MAX / sizeof(u64)];
+};
+
+static struct kprint_scratch __percpu *kprint_scratch;
+
+/**
+ * kprint_core_init() - set up the ring and the per-CPU scratch records
+ * @ring_size: ring size in bytes, a power of two
+ *
+ * Context: Process context (module init).
+ * Return: 0 or a negative errno.
+ */
+int kprint_core_init(u32 ring_size)
+{
+	int err;
+
+	err = kprint_ring_init(&kprint_ring, ring_size);
+	if (err)
+		return err;
+
+	kprint_scratch = alloc_percpu(struct kprint_scratch);
+	if (!kprint_scratch) {
+		kprint_ring_destroy(&kprint_ring);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * kprint_core_start() - let records be stored
+ *
+ * Context: Process context, after kprint_core_init().
+ */
+void kprint_core_start(void)
+{
+	WRITE_ONCE(kprint_running, true);
+}
+
+/**
+ * kprint_core_stop() - stop storing records, and wait for emitters
+ *
+ * Emitters run with interrupts off, so once no new one can start, a grace
+ * period lets those that already did finish: on return the ring holds its
+ * last record.
+ *
+ * Context: Process context.
+ */
+void kprint_core_stop(void)
+{
+	WRITE_ONCE(kprint_running, false);
+	synchronize_rcu();
+}
+
+/**
+ * kprint_core_exit() - free the scratch records and the ring
+ *
+ * Context: Process context, after kprint_core_stop() and once nothing
+ * reads the ring any more.
+ */
+void kprint_core_exit(void)
+{
+	free_percpu(kprint_scratch);
+	kprint_scratch = NULL;
+	kprint_ring_destroy(&kprint_ring);
+}
+
+/**
+ * kprint_count_dropped() - count messages that were never stored
+ * @n: how many
+ *
+ * Context: Any context.
+ */
+void kprint_count_dropped(unsigned int n)
+{
+	atomic64_add(n, &kprint_dropped);
+}
+
+/**
+ * kprint_get_stats() - collect every counter
+ * @st: filled in
+ *
+ * The ring counters are one consistent snapshot; the others are read
+ * individually right after it.
+ *
+ * Context: Any context but NMI.
+ */
+void kprint_get_stats(struct kprint_stats *st)
+{
+	kprint_ring_get_stats(&kprint_ring, &st->ring);
+	st->dropped = atomic64_read(&kprint_dropped);
+	kprint_ntf_get_stats(&st->mcast_sent, &st->mcast_failed);
+}
+
+/**
+ * kprint_scratch_get() - take this CPU's scratch builder
+ * @flags: saved interrupt state, to pass to kprint_scratch_put()
+ *
+ * Context: Any context.  Disables interrupts on success.
+ * Return: the builder, or NULL if the message cannot be recorded now (NMI,
+ * recursion on this CPU, module not running); the caller counts the drop.
+ */
+struct kprint_builder *kprint_scratch_get(unsigned long *flags)
+{
+	struct kprint_scratch *s;
+
+	if (unlikely(in_nmi()))
+		return NULL;
+
+	/*
+	 * Checked with interrupts off: module exit clears kprint_running
+	 * and then waits a grace period, which an interrupts-off section
+	 * holds up, so nobody stores into a ring that is going away.
+	 */
+	local_irq_save(*flags);
+	s = this_cpu_ptr(kprint_scratch);
+	if (unlikely(!READ_ONCE(kprint_running) || s->busy)) {
+		local_irq_restore(*flags);
+		return NULL;
+	}
+	s->busy = true;
+	s->b.rec = (struct kprint_rec *)s->rec;
+	s->b.text = s->text;
+	s->b.argbuf = s->arg;
+	s->b.checkbuf = s->check;
+	return &s->b;
+}
+
+/**
+ * kprint_scratch_put() - release this CPU's scratch builder
+ * @flags: what kprint_scratch_get() saved
+ *
+ * Context: After a successful kprint_scratch_get() on this CPU.
+ */
+void kprint_scratch_put(unsigned long flags)
+{
+	this_cpu_ptr(kprint_scratch)->busy = false;
+	local_irq_restore(flags);
+}
+
+/**
+ * kprint_trace_record() - where tracers see each stored record
+ * @format: the record's format string
+ * @format_id: its FNV-1a 64 id
+ * @level: the record's level (enum kprint_level)
+ * @class: the record's class (enum kprint_class)
+ * @tags: the record's subsystem, NUL-terminated, immediately followed by
+ *	its module, NUL-terminated (their storage order in the record)
+ * @tags_id: FNV-1a 64 of those bytes, both NULs included
+ *
+ * bpf/kprint_counter.bpf.c counts records per format with a kprobe here,
+ * defined through tracefs as "kprint:kprint_trace_record": unlike a raw
+ * tracepoint or fentry on a module function, such a kprobe holds no
+ * reference on the module (kprint can still be unloaded while counted) and
+ * is armed again by the kernel when the module comes back.  The same
+ * format used by two modules must count as two series, so the counter
+ * keys on @tags_id too; the id lets a known (format, tags) pair cost one
+ * hash lookup without reading any string, and one pointer to both tags
+ * keeps every argument in a register (six on the common ABIs).
+ * __noipa keeps the call and its arguments exactly as declared; the empty
+ * asm keeps the compiler from deciding the call does nothing.
+ *
+ * Context: Any context but NMI, once per record stored in the ring, after
+ * it was stored; @format and @tags are valid only during the call.
+ */
+__noipa void kprint_trace_record(const char *format, u64 format_id, u32 level,
+				 u32 class, const char *tags, u64 tags_id)
+{
+	asm volatile("");
+}
+
+static void kprint_trace(const struct kprint_rec *rec)
+{
+	unsigned int len;
+	const char *tags = kprint_rec_tags(rec, &len);
+
+	kprint_trace_record(kprint_rec_format(rec), rec->format_id, rec->level,
+			    rec->class, tags, kprint_fnv1a64(tags, len));
+}
+
+__printf(2, 3)
+static void kprint_echo_printf(int level, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vprintk_emit(0, level, NULL, fmt, args);
+	va_end(args);
+}
+
+static void kprint_echo(const struct kprint_rec *rec)
+{
+	/*
+	 * The level goes in as an argument, not as a KERN_SOH prefix built at
+	 * run time, so that whoever watches printk (dmesg, the BPF printk
+	 * counter) sees a plain level and the constant format "%s\n".
+	 */
+	kprint_echo_printf(rec->level, "%s\n", kprint_rec_text(rec));
+}
+
+/**
+ * kprint_commit() - store records, echo them to printk, kick the multicast
+ * @recs: one record or a block of records, back to back
+ * @len: total bytes at @recs
+ *
+ * Context: Any context but NMI.
+ * Return: the sequence number of the first record, 0 if nothing was stored.
+ */
+u64 kprint_commit(struct kprint_rec *recs, unsigned int len)
+{
+	void *p, *end = (void *)recs + len;
+	bool wanted = kprint_ntf_wanted();
+	struct kprint_rec *rec;
+	unsigned int nr = 0;
+	u64 seq;
+
+	for (p = recs; p < end; p += rec->len) {
+		rec = p;
+		if (!wanted)
+			rec->rflags |= KPRINT_REC_NO_NTF;
+		nr++;
+	}
+
+	seq = kprint_ring_write(&kprint_ring, recs, len);
+	if (!seq) {
+		kprint_count_dropped(nr);
+		return 0;
+	}
+	if (wanted)
+		kprint_ntf_kick();
+
+	for (p = recs; p < end; p += rec->len) {
+		rec = p;
+		kprint_trace(rec);
+	}
+
+	if (READ_ONCE(kprint_printk))
+		for (p = recs; p < end; p += rec->len) {
+			rec = p;
+			kprint_echo(rec);
+		}
+	return seq;
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint: records and statistics as netlink attributes.
+ *
+ * Each message kind has a kprint_nl_*_size() that says how much room it
+ * takes and a kprint_nl_*_fill() that writes it, in the manner of
+ * net/core/drop_monitor.c, so that a message is allocated once at the right
+ * size.  Record fills run under the ring lock with interrupts off (see
+ * kprint_nl_fill_one()): they only copy.
+ */
+
+#include <net/netlink.h>
+
+#include <uapi/linux/kprint.h>
+
+#include "kprint_genl.h"
+#include "kprint_nl_fill.h"
+#include "kprint_ring.h"
+
+/* The attribute each of a record's strings goes out as. */
+static const u16 kprint_nl_str_attr[KPRINT_STR_ARG0] = {
+	[KPRINT_STR_FILE]	= KPRINT_RECORD_A_FILE,
+	[KPRINT_STR_FUNCTION]	= KPRINT_RECORD_A_FUNCTION,
+	[KPRINT_STR_SUBSYSTEM]	= KPRINT_RECORD_A_SUBSYSTEM,
+	[KPRINT_STR_MODULE]	= KPRINT_RECORD_A_MODULE,
+	[KPRINT_STR_FORMAT]	= KPRINT_RECORD_A_FORMAT,
+	[KPRINT_STR_TEXT]	= KPRINT_RECORD_A_TEXT,
+};
+
+/*
+ * The nest and every attribute of a record but its strings, counted from
+ * the spec (kprint_genl.h is generated from schema/kprint.yaml).
+ */
+static size_t kprint_nl_record_fixed_size(void)
+{
+	return kprint_record_nest_scalars_size();
+}
+
+/**
+ * kprint_nl_record_max() - room for the largest KPRINT_A_RECORD nest
+ *
+ * Context: Any context.
+ * Return: bytes.
+ */
+size_t kprint_nl_record_max(void)
+{
+	return kprint_record_nest_max_size();
+}
+
+/* Room for one record's KPRINT_A_RECORD nest. */
+static size_t kprint_nl_record_size(const struct kprint_rec *rec)
+{
+	size_t size;
+	unsigned int i;
+
+	size = kprint_nl_record_fixed_size() +
+	       nla_total_size(strnlen(rec->comm, KPRINT_COMM_MAX - 1) + 1);
+	for (i = 0; i < kprint_rec_nr_strs(rec); i++)
+		size += nla_total_size(rec->slen[i] + 1);
+	return size;
+}
+
+/*
+ * A record as a KPRINT_A_RECORD nest, its attributes in one fixed order: the
+ * strings in storage order, with LINE after FILE and FORMAT_ID after FORMAT.
+ * Returns 0, or -EMSGSIZE with @skb left as it was.
+ */
+static int kprint_nl_record_fill(struct sk_buff *skb, const struct kprint_rec *rec)
+{
+	struct kprint_rec_iter it;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, KPRINT_A_RECORD);
+	if (!nest)
+		return -EMSGSIZE;
+
+	if (nla_put_u64_64bit(skb, KPRINT_RECORD_A_SEQ, rec->seq,
+			      KPRINT_RECORD_A_PAD) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_LEVEL, rec->level) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_CLASS, rec->class) ||
+	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_TS_MONO_NS, rec->ts_mono,
+			      KPRINT_RECORD_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_TS_REAL_NS, rec->ts_real,
+			      KPRINT_RECORD_A_PAD) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_CPU, rec->cpu) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_PID, rec->pid) ||
+	    nla_put_string(skb, KPRINT_RECORD_A_COMM, rec->comm))
+		goto cancel;
+
+	kprint_rec_for_each_str(rec, &it) {
+		int type = it.idx >= KPRINT_STR_ARG0 ? KPRINT_RECORD_A_ARG :
+			   kprint_nl_str_attr[it.idx];
+
+		if (nla_put(skb, type, it.len + 1, it.s))
+			goto cancel;
+		if (it.idx == KPRINT_STR_FILE &&
+		    nla_put_u32(skb, KPRINT_RECORD_A_LINE, rec->line))
+			goto cancel;
+		if (it.idx == KPRINT_STR_FORMAT &&
+		    nla_put_u64_64bit(skb, KPRINT_RECORD_A_FORMAT_ID,
+				      rec->format_id, KPRINT_RECORD_A_PAD))
+			goto cancel;
+	}
+
+	if (nla_put_u64_64bit(skb, KPRINT_RECORD_A_BLOCK_ID, rec->block_id,
+			      KPRINT_RECORD_A_PAD) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_FLAGS, rec->flags))
+		goto cancel;
+
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/**
+ * kprint_nl_fill_one() - a kprint_ring_read_fn that fills a message
+ * @rec: the record the ring hands out
+ * @arg: a struct kprint_nl_fill
+ *
+ * Context: Under the ring lock with interrupts off: copying only.
+ * Return: KPRINT_RING_NEXT, or KPRINT_RING_STOP at @end_seq or when the
+ * record does not fit (@full).
+ */
+int kprint_nl_fill_one(const struct kprint_rec *rec, void *arg)
+{
+	struct kprint_nl_fill *f = arg;
+
+	if (rec->seq >= f->end_seq)
+		return KPRINT_RING_STOP;
+	if (f->ntf && (rec->rflags & KPRINT_REC_NO_NTF))
+		return KPRINT_RING_NEXT;
+	if (f->skb &&
+	    (kprint_nl_record_size(rec) > skb_tailroom(f->skb) ||
+	     kprint_nl_record_fill(f->skb, rec))) {
+		f->full = true;
+		return KPRINT_RING_STOP;
+	}
+	f->n++;
+	return KPRINT_RING_NEXT;
+}
+
+/**
+ * kprint_nl_stats_size() - room for the KPRINT_A_STATS nest
+ *
+ * Context: Any context.
+ * Return: bytes.
+ */
+size_t kprint_nl_stats_size(void)
+{
+	return kprint_stats_nest_max_size();
+}
+
+/**
+ * kprint_nl_stats_fill() - add every counter as a KPRINT_A_STATS nest
+ * @skb: the message
+ * @st: the counters
+ *
+ * Context: Any context.
+ * Return: 0, or -EMSGSIZE with @skb left as it was.
+ */
+int kprint_nl_stats_fill(struct sk_buff *skb, const struct kprint_stats *st)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, KPRINT_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+
+	if (nla_put_u64_64bit(skb, KPRINT_STATS_A_RECORDS, st->ring.records,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_OVERWRITTEN,
+			      st->ring.overwritten, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_DROPPED, st->dropped,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_TRUNCATED,
+			      st->ring.truncated, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RING_BYTES, st->ring.size,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RING_RECORDS,
+			      st->ring.nr_records, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_FIRST_SEQ,
+			      st->ring.first_seq, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_NEXT_SEQ,
+			      st->ring.next_seq, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SENT, st->mcast_sent,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_FAILED,
+			      st->mcast_failed, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SKIPPED,
+			      st->ring.ntf_skipped, KPRINT_STATS_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+
+	nla_nest_end(skb, nest);
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprint: the notification worker, which multicasts stored records to the
+ * "records" group.
+ */
+#ifndef _KPRINT_NTF_H
+#define _KPRINT_NTF_H
+
+#include <linux/types.h>
+
+struct genl_family;
+struct kprint_ring;
+
+void kprint_ntf_start(struct kprint_ring *ring,
+		      const struct genl_family *family);
+void kprint_ntf_stop(void);
+bool kprint_ntf_wanted(void);
+void kprint_ntf_kick(void);
+void kprint_ntf_get_stats(u64 *sent, u64 *failed);
+
+#endif /* _KPRINT_NTF_H */

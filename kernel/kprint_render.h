@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprint: rendering a format and its arguments into a record's text and
+ * arguments.
+ */
+#ifndef _KPRINT_RENDER_H
+#define _KPRINT_RENDER_H
+
+#include <linux/compiler.h>
+#include <linux/stdarg.h>
+#include <linux/types.h>
+
+#include "kprint_record.h"
+
+/* What a conversion specification pulls from the argument list. */
+enum kprint_fmt_type {
+	KPRINT_FMT_END,		/* end of the format */
+	KPRINT_FMT_LITERAL,	/* a run of plain characters */
+	KPRINT_FMT_PERCENT,	/* %% */
+	KPRINT_FMT_INVALID,	/* vsnprintf() stops here, and so do we */
+	KPRINT_FMT_CHAR,
+	KPRINT_FMT_STR,
+	KPRINT_FMT_PTR,
+	KPRINT_FMT_LLONG,
+	KPRINT_FMT_ULONG,
+	KPRINT_FMT_LONG,
+	KPRINT_FMT_SIZE,
+	KPRINT_FMT_SSIZE,
+	KPRINT_FMT_PTRDIFF,
+	KPRINT_FMT_UINT,	/* also the promoted hh and h forms */
+	KPRINT_FMT_INT,
+};
+
+/**
+ * struct kprint_fmt_spec - one token of a format string
+ * @type: enum kprint_fmt_type
+ * @star_width: the width is taken from an int argument
+ * @star_prec: the precision is taken from an int argument
+ */
+struct kprint_fmt_spec {
+	u8 type;
+	bool star_width;
+	bool star_prec;
+};
+
+unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec);
+__printf(2, 0)
+void kprint_render(struct kprint_builder *b, const char *fmt, va_list args);
+
+/* Why kprint_render_given() refused a format. */
+enum kprint_render_err {
+	KPRINT_RENDER_OK,
+	KPRINT_RENDER_STAR,	/* a '*' width or precision */
+	KPRINT_RENDER_INVALID,	/* a conversion vsnprintf() would stop at */
+	KPRINT_RENDER_MISMATCH,	/* conversions and arguments differ in number */
+};
+
+enum kprint_render_err kprint_render_given(struct kprint_builder *b,
+					   const char *fmt,
+					   const char *const *args,
+					   const size_t *lens,
+					   unsigned int nargs);
+
+#endif /* _KPRINT_RENDER_H */
