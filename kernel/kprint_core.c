@@ -84,7 +84,7 @@ void kprint_core_start(void)
  * kprint_core_stop() - stop storing records, and wait for emitters
  *
  * Emitters run with interrupts off, so once no new one can start, a grace
- * period lets those that already did finish: on return the ring holds its
+ * period lets those that already did finish.  After it the ring holds its
  * last record.
  *
  * Context: Process context.

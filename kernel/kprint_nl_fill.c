@@ -65,7 +65,8 @@ static size_t kprint_nl_record_size(const struct kprint_rec *rec)
  * strings in storage order, with LINE after FILE and FORMAT_ID after FORMAT.
  * Returns 0, or -EMSGSIZE with @skb left as it was.
  */
-static int kprint_nl_record_fill(struct sk_buff *skb, const struct kprint_rec *rec)
+static int kprint_nl_record_fill(struct sk_buff *skb,
+				 const struct kprint_rec *rec)
 {
 	struct kprint_rec_iter it;
 	struct nlattr *nest;

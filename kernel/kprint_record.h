@@ -10,6 +10,7 @@
 
 #include <linux/align.h>
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/kprint.h>
 #include <linux/types.h>
 
