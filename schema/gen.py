@@ -7,16 +7,17 @@ this writes, each file marked generated and naming the command that
 regenerates it:
 
   include/uapi/linux/kprint.h   enums, constants, family/version/group names
-  kernel/kprint_genl.h, .c      policies, op table, multicast groups, the
-                                family, handler prototypes, nest size helpers
+  kernel/kprint_genl.h, .c      policies, op table, multicast groups,
+                                handler prototypes, nest size helpers
   exporter/lib/kpc_genl.h, .c   libkpc's struct kpc_stats, the stats table
                                 (attribute -> name -> field) and the record
                                 decoder's per-attribute table (type, length
                                 limit, field of struct kpc_record)
 
 Usage: schema/gen.py [--output-dir DIR] [--spec FILE] [--list]
-(default: the spec into the source tree; `make generate` runs it).  tests/unit/generated-fresh.sh regenerates into a
-temporary directory and fails when a committed file differs.
+(default: the spec into the source tree; `make generate` runs it).
+tests/unit/generated-fresh.sh regenerates into a temporary directory and
+fails when a committed file differs.
 
 It reads the genetlink-c subset of YNL that kprint uses (see
 schema/README.md for the few conventions of our own) and stops with an
@@ -37,6 +38,51 @@ REGEN = "make generate"
 
 class SpecError(Exception):
     pass
+
+
+# The keys this generator knows, per level of the spec: anything else is
+# an error, so that a spec using more of YNL than we implement cannot be
+# half understood.
+KNOWN = {
+    "top": {"name", "doc", "protocol", "uapi-header", "c-family-name", "c-version-name",
+            "max-by-define", "cmd-max-name", "cmd-cnt-name", "definitions",
+            "attribute-sets", "operations", "mcast-groups"},
+    "definition": {"name", "type", "doc", "value", "entries", "render-max", "enum-name"},
+    "attribute-set": {"name", "name-prefix", "enum-name", "doc", "subset-of",
+                      "attr-cnt-name", "attr-max-name", "attributes"},
+    "attribute": {"name", "type", "doc", "value", "multi-attr", "nested-attributes", "enum",
+                  "enum-as-flags", "checks", "display-hint"},
+    "checks": {"max", "max-len"},
+    "operations": {"enum-name", "name-prefix", "list"},
+    "operation": {"name", "doc", "value", "attribute-set", "flags", "do", "dump", "event",
+                  "mcgrp"},
+    "sub-operation": {"request", "reply", "pre"},
+    "mcast-group": {"name", "c-define-name", "flags"},
+}
+
+
+def check_keys(y):
+    def known(level, obj, where):
+        extra = set(obj) - KNOWN[level]
+        if extra:
+            raise SpecError(f"{where}: {', '.join(sorted(extra))} not supported")
+
+    known("top", y, "spec")
+    for d in y.get("definitions", []):
+        known("definition", d, d["name"])
+    for aset in y["attribute-sets"]:
+        known("attribute-set", aset, aset["name"])
+        for a in aset["attributes"]:
+            known("attribute", a, f"{aset['name']}.{a['name']}")
+            known("checks", a.get("checks", {}), f"{aset['name']}.{a['name']}")
+    known("operations", y["operations"], "operations")
+    for op in y["operations"]["list"]:
+        known("operation", op, op["name"])
+        for mode in ("do", "dump"):
+            if mode in op:
+                known("sub-operation", op[mode], f"{op['name']} {mode}")
+    for g in y["mcast-groups"]["list"]:
+        known("mcast-group", g, g["name"])
 
 
 def upper(name):
@@ -123,6 +169,7 @@ class Subset:
 
 class Family:
     def __init__(self, y):
+        check_keys(y)
         if y.get("protocol") != "genetlink-c":
             raise SpecError("protocol must be genetlink-c")
         self.y = y
