@@ -8,6 +8,8 @@
 #                 serve the exporter on http://127.0.0.1:9464 (RUN_PORT=N for
 #                 another host port), show live records until Ctrl-C
 #   make deps     install the Debian packages the project needs
+#   make generate regenerate the wire-format code from schema/kprint.yaml
+#                 (the UAPI header, kernel/kprint_genl.[ch], libkpc's tables)
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS=N each (default 60)
 #   make bench    the benchmarks (tests/bench/): one guest boot, every ratio
 #                 against its baseline, .output/bench/results.{json,md};
@@ -27,7 +29,7 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel bpf exporter check unit vmtest run clean
+.PHONY: all deps kernel bpf exporter check unit vmtest run clean generate
 
 all: kernel bpf exporter
 
@@ -42,6 +44,11 @@ bpf: deps
 
 exporter: deps bpf
 	$(Q)$(MAKE) -C exporter
+
+# schema/gen.py writes only the files whose text changed, so an unchanged
+# spec rebuilds nothing; tests/unit/generated-fresh.sh fails on stale files.
+generate:
+	$(Q)python3 schema/gen.py
 
 # Each test prints TAP-style "ok"/"not ok" lines; tests/run counts them.
 check: all

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprint: the "kprint" generic netlink family's tables.
- *
- * Request policies, the operations table and the multicast groups; the
- * handlers they point to are in kprint_netlink.c, the family itself is
- * registered there too.
+ * The genetlink tables of kprint.ko.
+ * Generated from schema/kprint.yaml by schema/gen.py: do not edit.
+ * Change the spec and run `make generate`; tests/unit/generated-fresh.sh
+ * fails while this file is stale.
  */
 
 #include <net/genetlink.h>
@@ -14,61 +13,87 @@
 
 #include "kprint_genl.h"
 
-/* KPRINT_CMD_RECORD_GET - dump */
-static const struct nla_policy kprint_nl_record_get_policy[KPRINT_A_MAX + 1] = {
-	[KPRINT_A_START_SEQ]	= { .type = NLA_U64 },
-};
-
-/* KPRINT_CMD_STATS_GET - do: no attributes, strict validation rejects all */
-static const struct nla_policy kprint_nl_stats_get_policy[KPRINT_A_MAX + 1] = {
-};
-
-#define KPRINT_NL_REJECT(msg) { .type = NLA_REJECT, .reject_message = msg }
-
-/* Only what a caller may choose is accepted; each refusal says why. */
+/* Nest emit-record */
 const struct nla_policy kprint_nl_emit_record_policy[KPRINT_RECORD_A_MAX + 1] = {
-	[KPRINT_RECORD_A_PAD] =
-		KPRINT_NL_REJECT("pad is not expected in an emit request"),
-	[KPRINT_RECORD_A_SEQ] = KPRINT_NL_REJECT("seq is assigned by the kernel"),
+	[KPRINT_RECORD_A_PAD] = {
+		.type = NLA_REJECT,
+		.reject_message = "pad is not expected in an emit request",
+	},
+	[KPRINT_RECORD_A_SEQ] = {
+		.type = NLA_REJECT,
+		.reject_message = "seq is assigned by the kernel",
+	},
 	[KPRINT_RECORD_A_LEVEL] = NLA_POLICY_MAX(NLA_U32, KPRINT_LEVEL_MAX),
 	[KPRINT_RECORD_A_CLASS] = NLA_POLICY_MAX(NLA_U32, KPRINT_CLASS_MAX),
-	[KPRINT_RECORD_A_TS_MONO_NS] =
-		KPRINT_NL_REJECT("timestamps are taken by the kernel"),
-	[KPRINT_RECORD_A_TS_REAL_NS] =
-		KPRINT_NL_REJECT("timestamps are taken by the kernel"),
-	[KPRINT_RECORD_A_CPU] = KPRINT_NL_REJECT("cpu is recorded by the kernel"),
-	[KPRINT_RECORD_A_PID] = KPRINT_NL_REJECT("pid is the caller's"),
-	[KPRINT_RECORD_A_COMM] = KPRINT_NL_REJECT("comm is the caller's"),
-	[KPRINT_RECORD_A_FILE] = KPRINT_NL_REJECT("file cannot be injected"),
-	[KPRINT_RECORD_A_LINE] = KPRINT_NL_REJECT("line cannot be injected"),
-	[KPRINT_RECORD_A_FUNCTION] =
-		KPRINT_NL_REJECT("function cannot be injected"),
-	[KPRINT_RECORD_A_SUBSYSTEM] = {
-		.type = NLA_NUL_STRING,
-		.len = KPRINT_TAG_MAX - 1,
+	[KPRINT_RECORD_A_TS_MONO_NS] = {
+		.type = NLA_REJECT,
+		.reject_message = "timestamps are taken by the kernel",
 	},
-	[KPRINT_RECORD_A_MODULE] =
-		KPRINT_NL_REJECT("module is always \"user\""),
-	[KPRINT_RECORD_A_FORMAT] = {
-		.type = NLA_NUL_STRING,
-		.len = KPRINT_FORMAT_MAX - 1,
+	[KPRINT_RECORD_A_TS_REAL_NS] = {
+		.type = NLA_REJECT,
+		.reject_message = "timestamps are taken by the kernel",
 	},
-	[KPRINT_RECORD_A_FORMAT_ID] =
-		KPRINT_NL_REJECT("format id is computed by the kernel"),
-	[KPRINT_RECORD_A_ARG] = {
-		.type = NLA_NUL_STRING,
-		.len = KPRINT_ARG_MAX - 1,
+	[KPRINT_RECORD_A_CPU] = {
+		.type = NLA_REJECT,
+		.reject_message = "cpu is recorded by the kernel",
 	},
-	[KPRINT_RECORD_A_TEXT] =
-		KPRINT_NL_REJECT("text is built from format and args"),
-	[KPRINT_RECORD_A_BLOCK_ID] =
-		KPRINT_NL_REJECT("blocks cannot be injected"),
-	[KPRINT_RECORD_A_FLAGS] = KPRINT_NL_REJECT("flags are set by the kernel"),
+	[KPRINT_RECORD_A_PID] = {
+		.type = NLA_REJECT,
+		.reject_message = "pid is the caller's",
+	},
+	[KPRINT_RECORD_A_COMM] = {
+		.type = NLA_REJECT,
+		.reject_message = "comm is the caller's",
+	},
+	[KPRINT_RECORD_A_FILE] = {
+		.type = NLA_REJECT,
+		.reject_message = "file cannot be injected",
+	},
+	[KPRINT_RECORD_A_LINE] = {
+		.type = NLA_REJECT,
+		.reject_message = "line cannot be injected",
+	},
+	[KPRINT_RECORD_A_FUNCTION] = {
+		.type = NLA_REJECT,
+		.reject_message = "function cannot be injected",
+	},
+	[KPRINT_RECORD_A_SUBSYSTEM] = { .type = NLA_NUL_STRING, .len = 63, },
+	[KPRINT_RECORD_A_MODULE] = {
+		.type = NLA_REJECT,
+		.reject_message = "module is always \"user\"",
+	},
+	[KPRINT_RECORD_A_FORMAT] = { .type = NLA_NUL_STRING, .len = 255, },
+	[KPRINT_RECORD_A_FORMAT_ID] = {
+		.type = NLA_REJECT,
+		.reject_message = "format id is computed by the kernel",
+	},
+	[KPRINT_RECORD_A_ARG] = { .type = NLA_NUL_STRING, .len = 255, },
+	[KPRINT_RECORD_A_TEXT] = {
+		.type = NLA_REJECT,
+		.reject_message = "text is built from format and args",
+	},
+	[KPRINT_RECORD_A_BLOCK_ID] = {
+		.type = NLA_REJECT,
+		.reject_message = "blocks cannot be injected",
+	},
+	[KPRINT_RECORD_A_FLAGS] = {
+		.type = NLA_REJECT,
+		.reject_message = "flags are set by the kernel",
+	},
+};
+
+/* KPRINT_CMD_RECORD_GET - dump */
+static const struct nla_policy kprint_nl_record_get_policy[KPRINT_A_MAX + 1] = {
+	[KPRINT_A_START_SEQ] = { .type = NLA_U64, },
+};
+
+/* KPRINT_CMD_STATS_GET - do */
+static const struct nla_policy kprint_nl_stats_get_policy[KPRINT_A_MAX + 1] = {
 };
 
 /* KPRINT_CMD_EMIT - do */
 static const struct nla_policy kprint_nl_emit_policy[KPRINT_A_MAX + 1] = {
-	[KPRINT_A_RECORD]	= NLA_POLICY_NESTED(kprint_nl_emit_record_policy),
+	[KPRINT_A_RECORD] = NLA_POLICY_NESTED(kprint_nl_emit_record_policy),
 };
 
 /* Ops table for kprint */
@@ -95,13 +120,10 @@ const struct genl_ops kprint_nl_ops[3] = {
 	},
 };
 
-/*
- * Joining needs CAP_SYS_ADMIN in the family's namespace, which is always the
- * initial one (netnsok is false).
- */
 const struct genl_multicast_group kprint_nl_mcgrps[1] = {
 	[KPRINT_NLGRP_RECORDS] = {
 		.name	= KPRINT_MCGRP_RECORDS,
 		.flags	= GENL_MCAST_CAP_SYS_ADMIN,
 	},
 };
+

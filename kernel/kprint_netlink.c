@@ -261,7 +261,7 @@ int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	/* Allocate the reply first: a stored record must get its answer. */
-	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	msg = genlmsg_new(kprint_nl_emit_reply_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0,

@@ -13,6 +13,7 @@
 
 #include <uapi/linux/kprint.h>
 
+#include "kprint_genl.h"
 #include "kprint_nl_fill.h"
 #include "kprint_ring.h"
 
@@ -27,14 +28,12 @@ static const u16 kprint_nl_str_attr[KPRINT_STR_ARG0] = {
 };
 
 /*
- * The nest, SEQ TS_MONO TS_REAL FORMAT_ID BLOCK_ID, LEVEL CLASS CPU PID
- * LINE FLAGS: every attribute of a record but its strings.
+ * The nest and every attribute of a record but its strings, counted from
+ * the spec (kprint_genl.h is generated from schema/kprint.yaml).
  */
 static size_t kprint_nl_record_fixed_size(void)
 {
-	return nla_total_size(0) +
-	       5 * nla_total_size_64bit(sizeof(u64)) +
-	       6 * nla_total_size(sizeof(u32));
+	return kprint_record_nest_scalars_size();
 }
 
 /**
@@ -45,12 +44,7 @@ static size_t kprint_nl_record_fixed_size(void)
  */
 size_t kprint_nl_record_max(void)
 {
-	return kprint_nl_record_fixed_size() +
-	       nla_total_size(KPRINT_COMM_MAX) +
-	       4 * nla_total_size(KPRINT_TAG_MAX) +
-	       nla_total_size(KPRINT_FORMAT_MAX) +
-	       KPRINT_ARGS_MAX * nla_total_size(KPRINT_ARG_MAX) +
-	       nla_total_size(KPRINT_TEXT_MAX);
+	return kprint_record_nest_max_size();
 }
 
 /* Room for one record's KPRINT_A_RECORD nest. */
@@ -157,8 +151,7 @@ int kprint_nl_fill_one(const struct kprint_rec *rec, void *arg)
  */
 size_t kprint_nl_stats_size(void)
 {
-	return nla_total_size(0) +				/* STATS */
-	       11 * nla_total_size_64bit(sizeof(u64));		/* counters */
+	return kprint_stats_nest_max_size();
 }
 
 /**

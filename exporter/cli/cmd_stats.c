@@ -26,7 +26,8 @@ static int kprint_stats_print(const struct kprint_opts *o,
 		const struct kpc_stats_field *f = &kpc_stats_fields[i];
 
 		if (st->present & (1u << f->attr))
-			printf("%-14s %20" PRIu64 "\n", f->name, f->get(st));
+			printf("%-14s %20" PRIu64 "\n", f->name,
+			       kpc_stats_value(st, f));
 		else
 			printf("%-14s %20s\n", f->name, "-");
 	}

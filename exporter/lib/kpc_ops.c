@@ -7,84 +7,26 @@
 
 #include "kpc_ops.h"
 
-#define KPC_STATS_GETTER(field)						\
-	static uint64_t kpc_stats_get_##field(const struct kpc_stats *st) \
-	{ return st->field; }
-
-KPC_STATS_GETTER(records)
-KPC_STATS_GETTER(overwritten)
-KPC_STATS_GETTER(dropped)
-KPC_STATS_GETTER(truncated)
-KPC_STATS_GETTER(ring_bytes)
-KPC_STATS_GETTER(ring_records)
-KPC_STATS_GETTER(first_seq)
-KPC_STATS_GETTER(next_seq)
-KPC_STATS_GETTER(mcast_sent)
-KPC_STATS_GETTER(mcast_failed)
-KPC_STATS_GETTER(mcast_skipped)
-
-#define KPC_STATS_FIELD(field, attr) \
-	{ #field, KPRINT_STATS_A_##attr, kpc_stats_get_##field }
-
-const struct kpc_stats_field kpc_stats_fields[] = {
-	KPC_STATS_FIELD(records, RECORDS),
-	KPC_STATS_FIELD(overwritten, OVERWRITTEN),
-	KPC_STATS_FIELD(dropped, DROPPED),
-	KPC_STATS_FIELD(truncated, TRUNCATED),
-	KPC_STATS_FIELD(ring_bytes, RING_BYTES),
-	KPC_STATS_FIELD(ring_records, RING_RECORDS),
-	KPC_STATS_FIELD(first_seq, FIRST_SEQ),
-	KPC_STATS_FIELD(next_seq, NEXT_SEQ),
-	KPC_STATS_FIELD(mcast_sent, MCAST_SENT),
-	KPC_STATS_FIELD(mcast_failed, MCAST_FAILED),
-	KPC_STATS_FIELD(mcast_skipped, MCAST_SKIPPED),
-};
-const unsigned int kpc_stats_nfields =
-	sizeof(kpc_stats_fields) / sizeof(kpc_stats_fields[0]);
-
-static struct nla_policy kpc_top_policy[KPRINT_A_MAX + 1] = {
-	[KPRINT_A_STATS]	= { .type = NLA_NESTED },
-	[KPRINT_A_SEQ]		= { .type = NLA_U64, .maxlen = 8 },
-};
-
-static uint64_t *kpc_stats_slot(struct kpc_stats *st, int attr)
-{
-	switch (attr) {
-	case KPRINT_STATS_A_RECORDS:		return &st->records;
-	case KPRINT_STATS_A_OVERWRITTEN:	return &st->overwritten;
-	case KPRINT_STATS_A_DROPPED:		return &st->dropped;
-	case KPRINT_STATS_A_TRUNCATED:		return &st->truncated;
-	case KPRINT_STATS_A_RING_BYTES:		return &st->ring_bytes;
-	case KPRINT_STATS_A_RING_RECORDS:	return &st->ring_records;
-	case KPRINT_STATS_A_FIRST_SEQ:		return &st->first_seq;
-	case KPRINT_STATS_A_NEXT_SEQ:		return &st->next_seq;
-	case KPRINT_STATS_A_MCAST_SENT:		return &st->mcast_sent;
-	case KPRINT_STATS_A_MCAST_FAILED:	return &st->mcast_failed;
-	case KPRINT_STATS_A_MCAST_SKIPPED:	return &st->mcast_skipped;
-	default:				return NULL;
-	}
-}
-
 int kpc_stats_decode(struct nlmsghdr *nlh, struct kpc_stats *st)
 {
 	struct nlattr *tb[KPRINT_A_MAX + 1], *nla;
 	int rem;
 
 	memset(st, 0, sizeof(*st));
-	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_top_policy) < 0)
+	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_genl_kprint_policy) < 0)
 		return -EINVAL;
 	if (!tb[KPRINT_A_STATS])
 		return -EINVAL;
 
 	nla_for_each_nested(nla, tb[KPRINT_A_STATS], rem) {
-		uint64_t *slot = kpc_stats_slot(st, nla_type(nla));
+		const struct kpc_stats_field *f = kpc_stats_field_of(nla_type(nla));
 
-		if (!slot)
+		if (!f)
 			continue;	/* pad, or a counter newer than us */
 		if (nla_len(nla) != sizeof(uint64_t))
 			return -EINVAL;
-		*slot = nla_get_u64(nla);
-		st->present |= 1u << nla_type(nla);
+		memcpy((char *)st + f->offset, nla_data(nla), sizeof(uint64_t));
+		st->present |= 1u << f->attr;
 	}
 	return rem ? -EINVAL : 0;
 }
@@ -189,7 +131,7 @@ static int kpc_emit_cb(struct nlmsghdr *nlh, void *ctx)
 	struct kpc_emit_reply *reply = ctx;
 	struct nlattr *tb[KPRINT_A_MAX + 1];
 
-	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_top_policy) < 0 ||
+	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_genl_kprint_policy) < 0 ||
 	    !tb[KPRINT_A_SEQ])
 		return -EBADMSG;
 	reply->seq = nla_get_u64(tb[KPRINT_A_SEQ]);

@@ -5,34 +5,10 @@
 
 #include <stdint.h>
 
+/* struct kpc_stats and its table kpc_stats_fields[] are generated. */
+#include "kpc_genl.h"
 #include "kpc_record.h"
 #include "kpc_sock.h"
-
-/* Counters of KPRINT_A_STATS; see enum kprint_stats_attr. */
-struct kpc_stats {
-	uint64_t records;
-	uint64_t overwritten;
-	uint64_t dropped;
-	uint64_t truncated;
-	uint64_t ring_bytes;
-	uint64_t ring_records;
-	uint64_t first_seq;
-	uint64_t next_seq;
-	uint64_t mcast_sent;
-	uint64_t mcast_failed;
-	uint64_t mcast_skipped;
-	/* Bit (1 << KPRINT_STATS_A_*) for each counter the kernel sent. */
-	uint32_t present;
-};
-
-/* For printing and JSON: the counters by name, in UAPI order. */
-struct kpc_stats_field {
-	const char *name;	/* "records", "overwritten", ... */
-	int attr;		/* KPRINT_STATS_A_* */
-	uint64_t (*get)(const struct kpc_stats *st);
-};
-extern const struct kpc_stats_field kpc_stats_fields[];
-extern const unsigned int kpc_stats_nfields;
 
 /*
  * Decode a KPRINT_CMD_STATS_GET reply.  Counters a kernel does not send

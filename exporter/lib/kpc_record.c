@@ -5,44 +5,10 @@
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 
+#include "kpc_genl.h"
 #include "kpc_record.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/*
- * Fixed-size attributes get maxlen too: libnl only checks a minimum length,
- * and a u64 where a u32 belongs must not be read as its low half.  String
- * limits are the UAPI's, NUL included.
- */
-static struct nla_policy kpc_record_policy[KPRINT_RECORD_A_MAX + 1] = {
-	[KPRINT_RECORD_A_SEQ]		= { .type = NLA_U64, .maxlen = 8 },
-	[KPRINT_RECORD_A_LEVEL]		= { .type = NLA_U32, .maxlen = 4 },
-	[KPRINT_RECORD_A_CLASS]		= { .type = NLA_U32, .maxlen = 4 },
-	[KPRINT_RECORD_A_TS_MONO_NS]	= { .type = NLA_U64, .maxlen = 8 },
-	[KPRINT_RECORD_A_TS_REAL_NS]	= { .type = NLA_U64, .maxlen = 8 },
-	[KPRINT_RECORD_A_CPU]		= { .type = NLA_U32, .maxlen = 4 },
-	[KPRINT_RECORD_A_PID]		= { .type = NLA_U32, .maxlen = 4 },
-	[KPRINT_RECORD_A_COMM]		= { .type = NLA_STRING,
-					    .maxlen = KPRINT_COMM_MAX },
-	[KPRINT_RECORD_A_FILE]		= { .type = NLA_STRING,
-					    .maxlen = KPRINT_TAG_MAX },
-	[KPRINT_RECORD_A_LINE]		= { .type = NLA_U32, .maxlen = 4 },
-	[KPRINT_RECORD_A_FUNCTION]	= { .type = NLA_STRING,
-					    .maxlen = KPRINT_TAG_MAX },
-	[KPRINT_RECORD_A_SUBSYSTEM]	= { .type = NLA_STRING,
-					    .maxlen = KPRINT_TAG_MAX },
-	[KPRINT_RECORD_A_MODULE]	= { .type = NLA_STRING,
-					    .maxlen = KPRINT_TAG_MAX },
-	[KPRINT_RECORD_A_FORMAT]	= { .type = NLA_STRING,
-					    .maxlen = KPRINT_FORMAT_MAX },
-	[KPRINT_RECORD_A_FORMAT_ID]	= { .type = NLA_U64, .maxlen = 8 },
-	[KPRINT_RECORD_A_ARG]		= { .type = NLA_STRING,
-					    .maxlen = KPRINT_ARG_MAX },
-	[KPRINT_RECORD_A_TEXT]		= { .type = NLA_STRING,
-					    .maxlen = KPRINT_TEXT_MAX },
-	[KPRINT_RECORD_A_BLOCK_ID]	= { .type = NLA_U64, .maxlen = 8 },
-	[KPRINT_RECORD_A_FLAGS]		= { .type = NLA_U32, .maxlen = 4 },
-};
 
 static const char *const kpc_level_names[] = {
 	[KPRINT_LEVEL_EMERG]	= "emerg",
@@ -114,9 +80,14 @@ uint64_t kpc_format_id(const char *fmt)
  * Records are decoded in one pass over the nest with the attribute headers
  * read in place: libnl's nla_parse() followed by a second walk called a
  * shared-library function for every header field of every attribute,
- * which was most of the exporter's cost per record.  What is accepted is
- * exactly what nla_parse() with kpc_record_policy and that walk accepted.
+ * which was most of the exporter's cost per record.  What each attribute
+ * may be (type, length limit) and which field of struct kpc_record it
+ * fills come from the spec, in kpc_genl_record_attrs[]; what is accepted
+ * is exactly what nla_parse() with that policy and the walk accepted.
  */
+
+/* A bit per attribute in the walk's "seen" set. */
+_Static_assert(KPRINT_RECORD_A_MAX < 64, "record attributes fit a uint64_t");
 
 /* nla_ok() and nla_next(), inline. */
 static inline bool kpc_nla_ok(const struct nlattr *nla, int rem)
@@ -133,17 +104,15 @@ static inline const struct nlattr *kpc_nla_next(const struct nlattr *nla, int *r
 	return (const struct nlattr *)((const char *)nla + total);
 }
 
-/* What libnl's validate_nla() checks for kpc_record_policy. */
-static bool kpc_nla_valid(int type, const char *data, int len)
+/* What libnl's validate_nla() checks: exact scalar sizes, string limits. */
+static bool kpc_nla_valid(const struct kpc_genl_attr *at, const char *data, int len)
 {
-	const struct nla_policy *pt = &kpc_record_policy[type];
-
-	switch (pt->type) {
-	case NLA_U32:
-	case NLA_U64:
-		return len == pt->maxlen;
-	case NLA_STRING:
-		return len >= 1 && len <= pt->maxlen && data[len - 1] == '\0';
+	switch (at->kind) {
+	case KPC_GENL_U32:
+	case KPC_GENL_U64:
+		return len == at->len;
+	case KPC_GENL_STRING:
+		return len >= 1 && len <= at->len && data[len - 1] == '\0';
 	default:
 		return true;	/* PAD and unused numbers: anything */
 	}
@@ -155,36 +124,38 @@ static bool kpc_nla_string_ok(const char *s, int len)
 	return memchr(s, '\0', len - 1) == NULL;
 }
 
-static uint64_t kpc_nla_u64(const struct nlattr *nla)
+/* Fill the field of struct kpc_record that the attribute's table names. */
+static inline void kpc_record_set(struct kpc_record *rec, const struct kpc_genl_attr *at,
+				  const char *data)
 {
-	uint64_t v;
+	char *field = (char *)rec + at->offset;
 
-	memcpy(&v, (const char *)nla + NLA_HDRLEN, sizeof(v));
-	return v;
-}
-
-static uint32_t kpc_nla_u32(const struct nlattr *nla)
-{
-	uint32_t v;
-
-	memcpy(&v, (const char *)nla + NLA_HDRLEN, sizeof(v));
-	return v;
-}
-
-static const char *kpc_nla_str(const struct nlattr *nla)
-{
-	return nla ? (const char *)nla + NLA_HDRLEN : "";
+	/* Constant sizes, so that the copies are moves, not calls. */
+	switch (at->kind) {
+	case KPC_GENL_STRING:
+		*(const char **)field = data;
+		break;
+	case KPC_GENL_U32:
+		memcpy(field, data, sizeof(uint32_t));
+		break;
+	case KPC_GENL_U64:
+		memcpy(field, data, sizeof(uint64_t));
+		break;
+	}
 }
 
 int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 {
 	const struct nlattr *tb[KPRINT_RECORD_A_MAX + 1] = { NULL };
 	int rem = nla_len(nest), walk_err = 0, type, len;
+	const struct kpc_genl_attr *at;
 	const struct nlattr *nla;
-	uint32_t seen = 0;
+	bool strings_ok = true;
+	uint64_t seen = 0;
 	const char *data;
 
-	memset(rec, 0, sizeof(*rec));
+	/* Optional strings the kernel left out are "", never NULL. */
+	*rec = kpc_genl_record_empty;
 	if (rem < 0)
 		return -EINVAL;
 
@@ -192,15 +163,17 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 		type = nla->nla_type & NLA_TYPE_MASK;
 		if (type > KPRINT_RECORD_A_MAX)
 			continue;
+		at = &kpc_genl_record_attrs[type];
 		data = (const char *)nla + NLA_HDRLEN;
 		len = nla->nla_len - NLA_HDRLEN;
 		/* A policy violation anywhere wins over the walk's errors. */
-		if (!kpc_nla_valid(type, data, len))
+		if (!kpc_nla_valid(at, data, len))
 			return -EINVAL;
-		if (type <= KPRINT_RECORD_A_PAD)
+		if (at->kind == KPC_GENL_ANY)
 			continue;
-		if (type == KPRINT_RECORD_A_ARG) {
-			if (walk_err)
+		if (at->multi) {
+			/* The record's one repeated attribute: the args. */
+			if (type != KPRINT_RECORD_A_ARG || walk_err)
 				continue;
 			if (rec->nargs == KPRINT_ARGS_MAX)
 				walk_err = -E2BIG;
@@ -211,10 +184,13 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 			continue;
 		}
 		/* One of each, but ARGs: nla_parse() would keep the last. */
-		if (!walk_err && (seen & (1u << type)))
+		if (!walk_err && (seen & (1ull << type)))
 			walk_err = -EINVAL;
-		seen |= 1u << type;
+		seen |= 1ull << type;
 		tb[type] = nla;
+		if (at->kind == KPC_GENL_STRING && !kpc_nla_string_ok(data, len))
+			strings_ok = false;
+		kpc_record_set(rec, at, data);
 	}
 	if (!tb[KPRINT_RECORD_A_SEQ] || !tb[KPRINT_RECORD_A_LEVEL] ||
 	    !tb[KPRINT_RECORD_A_FORMAT] || !tb[KPRINT_RECORD_A_TEXT])
@@ -224,48 +200,14 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	/* Trailing bytes the walk could not take as an attribute. */
 	if (rem)
 		return -EINVAL;
+	if (!strings_ok)
+		return -EINVAL;
 
-	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++)
-		if (tb[type] && kpc_record_policy[type].type == NLA_STRING &&
-		    !kpc_nla_string_ok(kpc_nla_str(tb[type]),
-				       tb[type]->nla_len - NLA_HDRLEN))
-			return -EINVAL;
-	rec->comm = kpc_nla_str(tb[KPRINT_RECORD_A_COMM]);
-	rec->file = kpc_nla_str(tb[KPRINT_RECORD_A_FILE]);
-	rec->function = kpc_nla_str(tb[KPRINT_RECORD_A_FUNCTION]);
-	rec->subsystem = kpc_nla_str(tb[KPRINT_RECORD_A_SUBSYSTEM]);
-	rec->module = kpc_nla_str(tb[KPRINT_RECORD_A_MODULE]);
-	rec->format = kpc_nla_str(tb[KPRINT_RECORD_A_FORMAT]);
-	rec->text = kpc_nla_str(tb[KPRINT_RECORD_A_TEXT]);
-
-	rec->seq = kpc_nla_u64(tb[KPRINT_RECORD_A_SEQ]);
-	rec->level = kpc_nla_u32(tb[KPRINT_RECORD_A_LEVEL]);
-	if (rec->level > KPRINT_LEVEL_MAX)
+	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX)
 		return -ERANGE;
-	if (tb[KPRINT_RECORD_A_CLASS]) {
-		rec->class = kpc_nla_u32(tb[KPRINT_RECORD_A_CLASS]);
-		if (rec->class > KPRINT_CLASS_MAX)
-			return -ERANGE;
-	}
-	if (tb[KPRINT_RECORD_A_TS_MONO_NS])
-		rec->ts_mono_ns = kpc_nla_u64(tb[KPRINT_RECORD_A_TS_MONO_NS]);
-	if (tb[KPRINT_RECORD_A_TS_REAL_NS])
-		rec->ts_real_ns = kpc_nla_u64(tb[KPRINT_RECORD_A_TS_REAL_NS]);
-	if (tb[KPRINT_RECORD_A_CPU])
-		rec->cpu = kpc_nla_u32(tb[KPRINT_RECORD_A_CPU]);
-	if (tb[KPRINT_RECORD_A_PID])
-		rec->pid = kpc_nla_u32(tb[KPRINT_RECORD_A_PID]);
-	if (tb[KPRINT_RECORD_A_LINE])
-		rec->line = kpc_nla_u32(tb[KPRINT_RECORD_A_LINE]);
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
-	if (tb[KPRINT_RECORD_A_FORMAT_ID])
-		rec->format_id = kpc_nla_u64(tb[KPRINT_RECORD_A_FORMAT_ID]);
-	else
+	if (!tb[KPRINT_RECORD_A_FORMAT_ID])
 		rec->format_id = kpc_format_id(rec->format);
-	if (tb[KPRINT_RECORD_A_BLOCK_ID])
-		rec->block_id = kpc_nla_u64(tb[KPRINT_RECORD_A_BLOCK_ID]);
-	if (tb[KPRINT_RECORD_A_FLAGS])
-		rec->flags = kpc_nla_u32(tb[KPRINT_RECORD_A_FLAGS]);
 	return 0;
 }
 
@@ -300,19 +242,19 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 	return n;
 }
 
-/* The string fields of a record, in one table so copying can loop. */
+/* The string fields of a record, from the spec's table, so copying can loop. */
 static unsigned int kpc_record_string_slots(struct kpc_record *rec,
 					    const char ***slots)
 {
 	unsigned int i, n = 0;
+	int type;
 
-	slots[n++] = &rec->comm;
-	slots[n++] = &rec->file;
-	slots[n++] = &rec->function;
-	slots[n++] = &rec->subsystem;
-	slots[n++] = &rec->module;
-	slots[n++] = &rec->format;
-	slots[n++] = &rec->text;
+	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
+		const struct kpc_genl_attr *at = &kpc_genl_record_attrs[type];
+
+		if (at->kind == KPC_GENL_STRING && !at->multi)
+			slots[n++] = (const char **)((char *)rec + at->offset);
+	}
 	for (i = 0; i < rec->nargs; i++)
 		slots[n++] = &rec->args[i];
 	return n;
@@ -320,7 +262,7 @@ static unsigned int kpc_record_string_slots(struct kpc_record *rec,
 
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 {
-	const char **slots[7 + KPRINT_ARGS_MAX];
+	const char **slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
 	struct kpc_record *copy;
 	size_t size = sizeof(*copy);
 	unsigned int i, n;

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The YNL spec (schema/kprint.yaml) and the UAPI header agree.
+"""The YNL spec (schema/kprint.yaml) means what it says.
 
-Derives every C constant from the spec with YNL's naming rules, compiles a
-program against include/uapi/linux/kprint.h that prints what the header
-says, and compares both ways: each spec constant has the header's value, and
-each public constant of the header is described by the spec.
+The header is generated from the spec (schema/gen.py; generated-fresh.sh
+catches a stale one), so this checks what the generator cannot: that the
+names it gives follow YNL's naming rules, derived here independently and
+compared with what include/uapi/linux/kprint.h compiles to, both ways; and
+the spec's own semantics (limits that agree with the size constants, an emit
+subset that covers every record attribute, the permissions).
 """
 import os
 import re
@@ -34,17 +36,21 @@ def expected_constants(spec):
     family = spec["name"]
     consts = {}
     for d in spec.get("definitions", []):
+        names = [e if isinstance(e, str) else e["name"] for e in d.get("entries", [])]
+        prefix = d.get("name-prefix", f"{family}-{d['name']}-")
         if d["type"] == "const":
             consts[c_name(family, d["name"])] = d["value"]
         elif d["type"] == "enum":
             start = d.get("value-start", 0)
-            for i, e in enumerate(d["entries"]):
-                consts[c_name(family, d["name"], e)] = start + i
-            consts[c_name(family, d["name"], "max")] = start + len(d["entries"]) - 1
+            for i, e in enumerate(names):
+                consts[c_name(prefix + e)] = start + i
+            consts[c_name(prefix + "max")] = start + len(names) - 1
         elif d["type"] == "flags":
-            for i, e in enumerate(d["entries"]):
-                consts[c_name(family, d["name"], e)] = 1 << i
+            for i, e in enumerate(names):
+                consts[c_name(prefix + e)] = 1 << i
     for aset in spec["attribute-sets"]:
+        if "subset-of" in aset:
+            continue
         prefix = aset.get("name-prefix", f"{family}-{aset['name']}-a-")
         for i, attr in enumerate(aset["attributes"]):
             consts[c_name(prefix + attr["name"])] = attr.get("value", i + 1)
@@ -114,7 +120,8 @@ def main():
     report(not undocumented, "every public constant of the header is in the spec"
            + (": missing " + ", ".join(undocumented) if undocumented else ""))
 
-    record = next(a for a in spec["attribute-sets"] if a["name"] == "record")
+    sets = {a["name"]: a for a in spec["attribute-sets"]}
+    record = sets["record"]
     report(all(a["name"] != "unspec" for s in spec["attribute-sets"] for a in s["attributes"]),
            "no attribute set has an unspec entry on the wire")
     report(any(a["name"] == "arg" and a.get("multi-attr") for a in record["attributes"]),
@@ -124,6 +131,43 @@ def main():
            "notifications have their own command id")
     emit = next(op for op in spec["operations"]["list"] if op["name"] == "emit")
     report("admin-perm" in emit.get("flags", []), "emit needs admin rights")
+    report(all("admin-perm" in g.get("flags", []) for g in spec["mcast-groups"]["list"]),
+           "joining a multicast group needs admin rights")
+
+    # Limits: a string's max-len is one of the size constants minus its NUL.
+    limits = {d["value"] for d in spec["definitions"]
+              if d["type"] == "const" and d["name"].endswith("-max")}
+    for aset in spec["attribute-sets"]:
+        for a in aset["attributes"]:
+            if a.get("type") == "string":
+                ml = a.get("checks", {}).get("max-len")
+                report(ml is not None and ml + 1 in limits,
+                       f"{aset['name']}.{a['name']}: max-len {ml} + 1 is a size constant")
+            if a.get("multi-attr") and aset["name"] != "kprint":
+                report(any(d["name"] == a["name"] + "s-max" for d in spec["definitions"]),
+                       f"{aset['name']}.{a['name']} repeats at most {a['name']}s-max times")
+            enum = a.get("enum")
+            mx = a.get("checks", {}).get("max")
+            if enum and mx is not None:
+                d = next(d for d in spec["definitions"] if d["name"] == enum)
+                report(mx == len(d["entries"]) - 1, f"{a['name']}: checks max is the last {enum}")
+
+    # The emit request's record: every record attribute is either accepted
+    # or refused with a reason, so a new attribute has to be decided on.
+    emit_record = sets["emit-record"]
+    listed = [a["name"] for a in emit_record["attributes"]]
+    report(emit_record.get("subset-of") == "record" and
+           listed == [a["name"] for a in record["attributes"]],
+           "emit-record lists every record attribute, in order")
+    refused = [a for a in emit_record["attributes"] if a.get("type") == "unused"]
+    report(all(a.get("doc") for a in refused), "every refused emit attribute says why")
+    accepted = sorted(a["name"] for a in emit_record["attributes"] if "type" not in a)
+    report(accepted == ["arg", "class", "format", "level", "subsystem"],
+           "an emit sets only level, class, subsystem, format and args: " + ", ".join(accepted))
+    report(emit["attribute-set"] == "emit-request" and
+           sets["emit-request"]["attributes"] ==
+           [{"name": "record", "nested-attributes": "emit-record"}],
+           "the emit request's record nest is an emit-record")
 
 
 main()

@@ -2,7 +2,8 @@
 /*
  * Record decoding from netlink messages built with libnl the way the kernel
  * builds them: complete and batched ones decode, malformed ones are
- * rejected.  Also format ids (FNV-1a 64), names, and kpc_record_dup().
+ * rejected.  Also format ids (FNV-1a 64), names, kpc_record_dup(), and
+ * that the decode tables generated from the spec agree with the UAPI.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -355,6 +356,60 @@ static void test_names(void)
 	       kpc_class_parse("bogus") == -EINVAL, "class names and parsing");
 }
 
+/*
+ * The generated tables against the header's hand-readable limits: a spec
+ * whose max-len and size constants drifted apart would pass the decoder a
+ * limit the kernel does not keep.
+ */
+static void test_generated_tables(void)
+{
+	const struct kpc_genl_attr *t = kpc_genl_record_attrs;
+	unsigned int i, type, strings = 0, bad = 0;
+	uint32_t attrs = 0;
+
+	tap_ok(t[KPRINT_RECORD_A_COMM].len == KPRINT_COMM_MAX &&
+	       t[KPRINT_RECORD_A_FILE].len == KPRINT_TAG_MAX &&
+	       t[KPRINT_RECORD_A_FUNCTION].len == KPRINT_TAG_MAX &&
+	       t[KPRINT_RECORD_A_SUBSYSTEM].len == KPRINT_TAG_MAX &&
+	       t[KPRINT_RECORD_A_MODULE].len == KPRINT_TAG_MAX &&
+	       t[KPRINT_RECORD_A_FORMAT].len == KPRINT_FORMAT_MAX &&
+	       t[KPRINT_RECORD_A_ARG].len == KPRINT_ARG_MAX &&
+	       t[KPRINT_RECORD_A_TEXT].len == KPRINT_TEXT_MAX,
+	       "the record table's string limits are the UAPI's, NUL included");
+	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
+		if (t[type].kind == KPC_GENL_STRING)
+			strings++;
+		if ((t[type].kind == KPC_GENL_U32 && t[type].len != 4) ||
+		    (t[type].kind == KPC_GENL_U64 && t[type].len != 8))
+			bad++;
+	}
+	tap_ok(strings == 8 && !bad && t[KPRINT_RECORD_A_ARG].multi &&
+	       t[KPRINT_RECORD_A_PAD].kind == KPC_GENL_ANY,
+	       "the record table has 8 strings, exact scalar sizes, args repeat, pad is free");
+	tap_ok(t[KPRINT_RECORD_A_SEQ].offset == offsetof(struct kpc_record, seq) &&
+	       t[KPRINT_RECORD_A_TEXT].offset == offsetof(struct kpc_record, text) &&
+	       t[KPRINT_RECORD_A_ARG].offset == offsetof(struct kpc_record, args),
+	       "the record table points at struct kpc_record's fields");
+
+	for (i = 0; i < kpc_stats_nfields; i++) {
+		const struct kpc_stats_field *f = &kpc_stats_fields[i];
+		struct kpc_stats st = { 0 };
+
+		attrs |= 1u << f->attr;
+		*(uint64_t *)((char *)&st + f->offset) = 1000 + f->attr;
+		if (kpc_stats_field_of(f->attr) != f || f->get(&st) != 1000u + f->attr ||
+		    kpc_stats_value(&st, f) != 1000u + f->attr)
+			bad++;
+	}
+	tap_ok(kpc_stats_nfields == KPRINT_STATS_A_MAX - KPRINT_STATS_A_PAD &&
+	       attrs == (2u << KPRINT_STATS_A_MAX) - (2u << KPRINT_STATS_A_PAD) && !bad,
+	       "the stats table has one field per counter, found by attribute (%u)",
+	       kpc_stats_nfields);
+	tap_ok(!kpc_stats_field_of(KPRINT_STATS_A_PAD) &&
+	       !kpc_stats_field_of(KPRINT_STATS_A_MAX + 1),
+	       "pad and counters newer than the table have no field");
+}
+
 int main(void)
 {
 	test_fnv();
@@ -366,5 +421,6 @@ int main(void)
 	test_bad_messages();
 	test_callback_stops();
 	test_names();
+	test_generated_tables();
 	return tap_done();
 }

@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
+ * The UAPI.
+ * Generated from schema/kprint.yaml by schema/gen.py: do not edit.
+ * Change the spec and run `make generate`; tests/unit/generated-fresh.sh
+ * fails while this file is stale.
+ */
+/*
  * kprint: structured kernel messages over generic netlink.
  *
  * This header is the contract between the kprint module and userspace.
- * schema/kprint.yaml is the same contract in YNL form; tests/unit checks
- * that the two agree.  It must compile on its own as C90.
+ * It must compile on its own as C90 and as C++.
+ *
+ * Structured kernel messages. Every record carries its level, class, clocks,
+ * origin (cpu, pid, comm, file, line, function, subsystem, module), its format
+ * string and a stable format id, each argument rendered to its own string and
+ * the fully formatted text, under a 64-bit sequence number. Records live in a
+ * fixed-size ring that overwrites the oldest; the "records" multicast group
+ * notifies subscribers of new records, and a dump re-reads the ring from any
+ * sequence number, so a subscriber that lost notifications can resync.
+ * Reading needs CAP_SYSLOG or CAP_SYS_ADMIN, joining the group CAP_SYS_ADMIN,
+ * emitting CAP_NET_ADMIN.
  */
 #ifndef _UAPI_LINUX_KPRINT_H
 #define _UAPI_LINUX_KPRINT_H
@@ -44,8 +59,8 @@ enum kprint_class {
 
 /* Bits of KPRINT_RECORD_A_FLAGS. */
 enum kprint_record_flags {
-	KPRINT_RECORD_F_TRUNCATED	= 1 << 0, /* text, format or an arg was cut */
-	KPRINT_RECORD_F_USER		= 1 << 1  /* injected with KPRINT_CMD_EMIT */
+	KPRINT_RECORD_F_TRUNCATED = 1 << 0,	/* text, format or an arg was cut */
+	KPRINT_RECORD_F_USER = 1 << 1		/* injected with KPRINT_CMD_EMIT */
 };
 
 /*
@@ -71,37 +86,50 @@ enum kprint_record_flags {
 /* Top-level attributes of every kprint message. */
 enum kprint_attr {
 	KPRINT_A_PAD = 1,
-	KPRINT_A_RECORD,	/* nest, kprint_record_attr; may repeat */
-	KPRINT_A_START_SEQ,	/* u64: first sequence number a dump wants */
-	KPRINT_A_STATS,		/* nest, kprint_stats_attr */
-	KPRINT_A_SEQ,		/* u64: sequence number given to an emitted record */
+	/*
+	 * nest, enum kprint_record_attr; may repeat: One record; a notification
+	 * or dump message may carry several.
+	 */
+	KPRINT_A_RECORD,
+	/*
+	 * u64: First sequence number a dump wants; older ones were overwritten.
+	 */
+	KPRINT_A_START_SEQ,
+	KPRINT_A_STATS,	/* nest, enum kprint_stats_attr */
+	KPRINT_A_SEQ,	/* u64: Sequence number given to an emitted record. */
 
 	/* private: */
 	__KPRINT_A_CNT
 };
 #define KPRINT_A_MAX (__KPRINT_A_CNT - 1)
 
-/* One record, nested in KPRINT_A_RECORD. */
+/*
+ * One record, nested in KPRINT_A_RECORD.  Strings are NUL-terminated and
+ * at most max-len bytes before the NUL; arg repeats up to args-max times.
+ */
 enum kprint_record_attr {
 	KPRINT_RECORD_A_PAD = 1,
-	KPRINT_RECORD_A_SEQ,		/* u64, strictly increasing, never reused */
+	/* u64: Strictly increasing, never reused while the module is loaded. */
+	KPRINT_RECORD_A_SEQ,
 	KPRINT_RECORD_A_LEVEL,		/* u32, enum kprint_level */
 	KPRINT_RECORD_A_CLASS,		/* u32, enum kprint_class */
-	KPRINT_RECORD_A_TS_MONO_NS,	/* u64, CLOCK_MONOTONIC */
-	KPRINT_RECORD_A_TS_REAL_NS,	/* u64, CLOCK_REALTIME */
+	KPRINT_RECORD_A_TS_MONO_NS,	/* u64: CLOCK_MONOTONIC */
+	KPRINT_RECORD_A_TS_REAL_NS,	/* u64: CLOCK_REALTIME */
 	KPRINT_RECORD_A_CPU,		/* u32 */
-	KPRINT_RECORD_A_PID,		/* u32, thread group id, 0 in irq context */
+	KPRINT_RECORD_A_PID,		/* u32: thread group id, 0 in irq context */
 	KPRINT_RECORD_A_COMM,		/* string */
-	KPRINT_RECORD_A_FILE,		/* string, empty when location is off */
-	KPRINT_RECORD_A_LINE,		/* u32, 0 when location is off */
-	KPRINT_RECORD_A_FUNCTION,	/* string, empty when location is off */
+	KPRINT_RECORD_A_FILE,		/* string: empty when location is off */
+	KPRINT_RECORD_A_LINE,		/* u32: 0 when location is off */
+	KPRINT_RECORD_A_FUNCTION,	/* string: empty when location is off */
 	KPRINT_RECORD_A_SUBSYSTEM,	/* string */
 	KPRINT_RECORD_A_MODULE,		/* string */
 	KPRINT_RECORD_A_FORMAT,		/* string */
-	KPRINT_RECORD_A_FORMAT_ID,	/* u64, FNV-1a of the format */
-	KPRINT_RECORD_A_ARG,		/* string, one per argument, in order */
-	KPRINT_RECORD_A_TEXT,		/* string, as printk would print it */
-	KPRINT_RECORD_A_BLOCK_ID,	/* u64, 0 when not part of a block */
+	KPRINT_RECORD_A_FORMAT_ID,	/* u64: FNV-1a of the format */
+	/* string; may repeat: One rendered argument, in argument order. */
+	KPRINT_RECORD_A_ARG,
+	KPRINT_RECORD_A_TEXT,		/* string: as printk would print it */
+	/* u64: Shared by the records of one block; 0 outside blocks. */
+	KPRINT_RECORD_A_BLOCK_ID,
 	KPRINT_RECORD_A_FLAGS,		/* u32, enum kprint_record_flags */
 
 	/* private: */
@@ -112,17 +140,17 @@ enum kprint_record_attr {
 /* Counters, nested in KPRINT_A_STATS. */
 enum kprint_stats_attr {
 	KPRINT_STATS_A_PAD = 1,
-	KPRINT_STATS_A_RECORDS,		/* u64, records stored since load */
-	KPRINT_STATS_A_OVERWRITTEN,	/* u64, records the ring overwrote */
-	KPRINT_STATS_A_DROPPED,		/* u64, records never stored */
-	KPRINT_STATS_A_TRUNCATED,	/* u64, records stored truncated */
-	KPRINT_STATS_A_RING_BYTES,	/* u64, ring capacity */
-	KPRINT_STATS_A_RING_RECORDS,	/* u64, records held now */
-	KPRINT_STATS_A_FIRST_SEQ,	/* u64, oldest record held */
-	KPRINT_STATS_A_NEXT_SEQ,	/* u64, sequence the next record gets */
-	KPRINT_STATS_A_MCAST_SENT,	/* u64, records multicast */
-	KPRINT_STATS_A_MCAST_FAILED,	/* u64, records whose multicast failed */
-	KPRINT_STATS_A_MCAST_SKIPPED,	/* u64, overwritten before multicast */
+	KPRINT_STATS_A_RECORDS,		/* u64: records stored since load */
+	KPRINT_STATS_A_OVERWRITTEN,	/* u64: records the ring overwrote */
+	KPRINT_STATS_A_DROPPED,		/* u64: records never stored */
+	KPRINT_STATS_A_TRUNCATED,	/* u64: records stored truncated */
+	KPRINT_STATS_A_RING_BYTES,	/* u64: ring capacity */
+	KPRINT_STATS_A_RING_RECORDS,	/* u64: records held now */
+	KPRINT_STATS_A_FIRST_SEQ,	/* u64: oldest record held */
+	KPRINT_STATS_A_NEXT_SEQ,	/* u64: sequence the next record gets */
+	KPRINT_STATS_A_MCAST_SENT,	/* u64: records multicast */
+	KPRINT_STATS_A_MCAST_FAILED,	/* u64: records whose multicast failed */
+	KPRINT_STATS_A_MCAST_SKIPPED,	/* u64: overwritten before multicast */
 
 	/* private: */
 	__KPRINT_STATS_A_CNT
@@ -130,10 +158,14 @@ enum kprint_stats_attr {
 #define KPRINT_STATS_A_MAX (__KPRINT_STATS_A_CNT - 1)
 
 enum kprint_cmd {
-	KPRINT_CMD_RECORD_GET = 1,	/* dump: the ring from KPRINT_A_START_SEQ */
-	KPRINT_CMD_STATS_GET,		/* do: KPRINT_A_STATS */
-	KPRINT_CMD_EMIT,		/* do: inject KPRINT_A_RECORD, admin only */
-	KPRINT_CMD_RECORD_NTF,		/* multicast on "records" */
+	/* Dump the ring from start-seq (from the oldest record without it) */
+	KPRINT_CMD_RECORD_GET = 1,
+	KPRINT_CMD_STATS_GET,	/* Get the module's counters */
+	/*
+	 * Inject a record (level, class, subsystem, format, args); admin only
+	 */
+	KPRINT_CMD_EMIT,
+	KPRINT_CMD_RECORD_NTF,	/* New records, as they are made; multicast on "records" */
 
 	/* private: */
 	__KPRINT_CMD_CNT

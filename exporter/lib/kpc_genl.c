@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libkpc's decode tables.
+ * Generated from schema/kprint.yaml by schema/gen.py: do not edit.
+ * Change the spec and run `make generate`; tests/unit/generated-fresh.sh
+ * fails while this file is stale.
+ */
+#include "kpc_genl.h"
+#include "kpc_record.h"
+
+/*
+ * Fixed-size attributes get maxlen too: libnl only checks a minimum
+ * length, and a u64 where a u32 belongs must not be read as its low half.
+ */
+struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1] = {
+	[KPRINT_A_RECORD] = { .type = NLA_NESTED },
+	[KPRINT_A_START_SEQ] = { .type = NLA_U64, .maxlen = 8 },
+	[KPRINT_A_STATS] = { .type = NLA_NESTED },
+	[KPRINT_A_SEQ] = { .type = NLA_U64, .maxlen = 8 },
+};
+
+#define KPC_RECORD_ATTR(kind, multi, len, field) \
+	{ KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) }
+
+const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
+	[KPRINT_RECORD_A_SEQ]		= KPC_RECORD_ATTR(U64, 0, 8, seq),
+	[KPRINT_RECORD_A_LEVEL]		= KPC_RECORD_ATTR(U32, 0, 4, level),
+	[KPRINT_RECORD_A_CLASS]		= KPC_RECORD_ATTR(U32, 0, 4, class),
+	[KPRINT_RECORD_A_TS_MONO_NS]	= KPC_RECORD_ATTR(U64, 0, 8, ts_mono_ns),
+	[KPRINT_RECORD_A_TS_REAL_NS]	= KPC_RECORD_ATTR(U64, 0, 8, ts_real_ns),
+	[KPRINT_RECORD_A_CPU]		= KPC_RECORD_ATTR(U32, 0, 4, cpu),
+	[KPRINT_RECORD_A_PID]		= KPC_RECORD_ATTR(U32, 0, 4, pid),
+	[KPRINT_RECORD_A_COMM]		= KPC_RECORD_ATTR(STRING, 0, 16, comm),
+	[KPRINT_RECORD_A_FILE]		= KPC_RECORD_ATTR(STRING, 0, 64, file),
+	[KPRINT_RECORD_A_LINE]		= KPC_RECORD_ATTR(U32, 0, 4, line),
+	[KPRINT_RECORD_A_FUNCTION]	= KPC_RECORD_ATTR(STRING, 0, 64, function),
+	[KPRINT_RECORD_A_SUBSYSTEM]	= KPC_RECORD_ATTR(STRING, 0, 64, subsystem),
+	[KPRINT_RECORD_A_MODULE]	= KPC_RECORD_ATTR(STRING, 0, 64, module),
+	[KPRINT_RECORD_A_FORMAT]	= KPC_RECORD_ATTR(STRING, 0, 256, format),
+	[KPRINT_RECORD_A_FORMAT_ID]	= KPC_RECORD_ATTR(U64, 0, 8, format_id),
+	[KPRINT_RECORD_A_ARG]		= KPC_RECORD_ATTR(STRING, 1, 256, args),
+	[KPRINT_RECORD_A_TEXT]		= KPC_RECORD_ATTR(STRING, 0, 1024, text),
+	[KPRINT_RECORD_A_BLOCK_ID]	= KPC_RECORD_ATTR(U64, 0, 8, block_id),
+	[KPRINT_RECORD_A_FLAGS]		= KPC_RECORD_ATTR(U32, 0, 4, flags),
+};
+
+/* A record before decoding: no attribute seen, every string "". */
+const struct kpc_record kpc_genl_record_empty = {
+	.comm = "",
+	.file = "",
+	.function = "",
+	.subsystem = "",
+	.module = "",
+	.format = "",
+	.text = "",
+};
+
+#define KPC_STATS_FIELD(field, attr)						\
+	static uint64_t kpc_stats_get_##field(const struct kpc_stats *st)	\
+	{ return st->field; }
+#define KPC_STATS_ENTRY(field, attr) \
+	{ #field, attr, offsetof(struct kpc_stats, field), kpc_stats_get_##field }
+
+KPC_STATS_FIELD(records, KPRINT_STATS_A_RECORDS)
+KPC_STATS_FIELD(overwritten, KPRINT_STATS_A_OVERWRITTEN)
+KPC_STATS_FIELD(dropped, KPRINT_STATS_A_DROPPED)
+KPC_STATS_FIELD(truncated, KPRINT_STATS_A_TRUNCATED)
+KPC_STATS_FIELD(ring_bytes, KPRINT_STATS_A_RING_BYTES)
+KPC_STATS_FIELD(ring_records, KPRINT_STATS_A_RING_RECORDS)
+KPC_STATS_FIELD(first_seq, KPRINT_STATS_A_FIRST_SEQ)
+KPC_STATS_FIELD(next_seq, KPRINT_STATS_A_NEXT_SEQ)
+KPC_STATS_FIELD(mcast_sent, KPRINT_STATS_A_MCAST_SENT)
+KPC_STATS_FIELD(mcast_failed, KPRINT_STATS_A_MCAST_FAILED)
+KPC_STATS_FIELD(mcast_skipped, KPRINT_STATS_A_MCAST_SKIPPED)
+
+const struct kpc_stats_field kpc_stats_fields[] = {
+	KPC_STATS_ENTRY(records, KPRINT_STATS_A_RECORDS),
+	KPC_STATS_ENTRY(overwritten, KPRINT_STATS_A_OVERWRITTEN),
+	KPC_STATS_ENTRY(dropped, KPRINT_STATS_A_DROPPED),
+	KPC_STATS_ENTRY(truncated, KPRINT_STATS_A_TRUNCATED),
+	KPC_STATS_ENTRY(ring_bytes, KPRINT_STATS_A_RING_BYTES),
+	KPC_STATS_ENTRY(ring_records, KPRINT_STATS_A_RING_RECORDS),
+	KPC_STATS_ENTRY(first_seq, KPRINT_STATS_A_FIRST_SEQ),
+	KPC_STATS_ENTRY(next_seq, KPRINT_STATS_A_NEXT_SEQ),
+	KPC_STATS_ENTRY(mcast_sent, KPRINT_STATS_A_MCAST_SENT),
+	KPC_STATS_ENTRY(mcast_failed, KPRINT_STATS_A_MCAST_FAILED),
+	KPC_STATS_ENTRY(mcast_skipped, KPRINT_STATS_A_MCAST_SKIPPED),
+};
+
+const unsigned int kpc_stats_nfields =
+	sizeof(kpc_stats_fields) / sizeof(kpc_stats_fields[0]);
+
+const struct kpc_stats_field *kpc_stats_field_of(int attr)
+{
+	unsigned int i;
+
+	for (i = 0; i < kpc_stats_nfields; i++)
+		if (kpc_stats_fields[i].attr == attr)
+			return &kpc_stats_fields[i];
+	return NULL;
+}

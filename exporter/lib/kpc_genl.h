@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libkpc's decode tables.
+ * Generated from schema/kprint.yaml by schema/gen.py: do not edit.
+ * Change the spec and run `make generate`; tests/unit/generated-fresh.sh
+ * fails while this file is stale.
+ */
+#ifndef KPC_GENL_H
+#define KPC_GENL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kprint.h>
+#include <netlink/attr.h>
+
+/* What the decoders check an attribute against. */
+enum kpc_genl_kind {
+	KPC_GENL_ANY,		/* pad, or no number of ours: anything */
+	KPC_GENL_U32,
+	KPC_GENL_U64,
+	KPC_GENL_STRING,	/* NUL-terminated */
+	KPC_GENL_NEST,
+};
+
+/**
+ * struct kpc_genl_attr - one attribute of a set, as the spec has it
+ * @kind: enum kpc_genl_kind
+ * @multi: may repeat (a multi-attr)
+ * @len: exact payload length (scalars), the most with the NUL (strings)
+ * @offset: where a record's field for it is, in struct kpc_record
+ */
+struct kpc_genl_attr {
+	uint8_t kind;
+	uint8_t multi;
+	uint16_t len;
+	uint16_t offset;
+};
+
+/*
+ * Record attributes: the fields of struct kpc_record are named after them
+ * (a repeated one X as Xs[] with its count nXs).
+ */
+extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];
+struct kpc_record;
+extern const struct kpc_record kpc_genl_record_empty;
+
+/* Counters of KPRINT_A_STATS, one field per attribute of the stats set. */
+struct kpc_stats {
+	uint64_t records;	/* records stored since load */
+	uint64_t overwritten;	/* records the ring overwrote */
+	uint64_t dropped;	/* records never stored */
+	uint64_t truncated;	/* records stored truncated */
+	uint64_t ring_bytes;	/* ring capacity */
+	uint64_t ring_records;	/* records held now */
+	uint64_t first_seq;	/* oldest record held */
+	uint64_t next_seq;	/* sequence the next record gets */
+	uint64_t mcast_sent;	/* records multicast */
+	uint64_t mcast_failed;	/* records whose multicast failed */
+	uint64_t mcast_skipped;	/* overwritten before multicast */
+	/* Bit (1 << KPRINT_STATS_A_*) for each counter the kernel sent. */
+	uint32_t present;
+};
+
+/* For decoding, printing and JSON: the counters by name, in UAPI order. */
+struct kpc_stats_field {
+	const char *name;	/* "records", "overwritten", ... */
+	int attr;		/* KPRINT_STATS_A_* */
+	size_t offset;		/* of its uint64_t in struct kpc_stats */
+	uint64_t (*get)(const struct kpc_stats *st);
+};
+extern const struct kpc_stats_field kpc_stats_fields[];
+extern const unsigned int kpc_stats_nfields;
+
+/* The field of a stats attribute, NULL for pad and numbers newer than us. */
+const struct kpc_stats_field *kpc_stats_field_of(int attr);
+
+static inline uint64_t kpc_stats_value(const struct kpc_stats *st,
+				       const struct kpc_stats_field *f)
+{
+	return *(const uint64_t *)((const char *)st + f->offset);
+}
+
+/* libnl's policy for the top level of every kprint message. */
+extern struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1];
+
+#endif /* KPC_GENL_H */
