@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static struct {
 
 static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 {
-	char *end;
+	uint64_t v;
 
 	(void)o;
 	switch (opt) {
@@ -52,24 +53,21 @@ static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 		fprintf(stderr, "kprint: --source is kprint, printk or all, not '%s'\n", arg);
 		return KPRINT_EXIT_USAGE;
 	case KPRINT_OPT_FMT_TOP:
-		errno = 0;
-		kprint_formats_args.top = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || arg[0] == '-') {
+		if (kpc_parse_u64(arg, 10, ULONG_MAX, &v)) {
 			fprintf(stderr, "kprint: --top wants a number (0: all), not '%s'\n", arg);
 			return KPRINT_EXIT_USAGE;
 		}
+		kprint_formats_args.top = v;
 		return 0;
 	case KPRINT_OPT_FMT_PIN_DIR:
 		kprint_formats_args.bpf.pin_dir = arg;
 		return 0;
 	case KPRINT_OPT_FMT_MAX_FORMATS:
-		errno = 0;
-		kprint_formats_args.bpf.max_formats = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || arg[0] == '-' ||
-		    !kprint_formats_args.bpf.max_formats) {
+		if (kpc_parse_u64(arg, 10, UINT_MAX, &v) || !v) {
 			fprintf(stderr, "kprint: --max-formats wants a positive number, not '%s'\n", arg);
 			return KPRINT_EXIT_USAGE;
 		}
+		kprint_formats_args.bpf.max_formats = v;
 		return 0;
 	case KPRINT_OPT_FMT_UNLOAD:
 		kprint_formats_args.unload = true;

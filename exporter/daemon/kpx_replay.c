@@ -313,10 +313,10 @@ static int kpx_get_format_id(struct json_object *o, uint64_t *out,
 	if (!v)
 		return kpx_bad("no \"format_id\"");
 	s = json_object_get_string(v);
+	/* Lowercase, as kprint writes it: kpc_parse_u64() takes both cases. */
 	if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) != 16 ||
-	    strspn(s, "0123456789abcdef") != 16)
+	    strspn(s, "0123456789abcdef") != 16 || kpc_parse_u64(s, 16, UINT64_MAX, out))
 		return kpx_bad("\"format_id\" is not 16 lowercase hex digits");
-	*out = strtoull(s, NULL, 16);
 	return 0;
 }
 
