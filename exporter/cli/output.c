@@ -16,16 +16,10 @@ int kprint_out_record(const struct kpc_record *rec, void *ctx)
 	if (!kpc_filter_match(&o->filter, rec))
 		return o->until && rec->seq >= o->until ? -ECANCELED : 0;
 
-	if (o->json) {
-		struct json_object *obj = kpc_json_record(rec);
-
-		if (!obj)
-			return -ENOMEM;
-		err = kpc_json_print(stdout, obj);
-		json_object_put(obj);
-	} else {
+	if (o->json)
+		err = kpc_json_record_print(stdout, rec);
+	else
 		err = kpc_text_print(stdout, &o->text, rec);
-	}
 	if (err)
 		return err;
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Records, loss events and counters as json-c objects, in the shape of
- * schema/record.schema.json.  Every string is made valid UTF-8 first
- * (ill-formed bytes become U+FFFD): json-c passes bytes through, and
- * RFC 8259 text must be UTF-8.
+ * Records as JSON text, in the shape of schema/record.schema.json, by the
+ * one record writer; loss events, counters and per-format counts as json-c
+ * objects.  Every string is made valid UTF-8 first (ill-formed bytes
+ * become U+FFFD): json-c passes bytes through, and RFC 8259 text must be
+ * UTF-8.
  */
 #ifndef KPC_JSON_H
 #define KPC_JSON_H
@@ -16,15 +17,16 @@
 #include "kpc_record.h"
 #include "kpc_tracker.h"
 
-/* NULL when out of memory.  Release with json_object_put(). */
-struct json_object *kpc_json_record(const struct kpc_record *rec);
-
 /*
- * The same record written straight to out, byte for byte what json-c
- * prints for kpc_json_record() (plain, no escaped slashes), without
- * building the object: for pages of many records.  No newline.
+ * The record written straight to out as one JSON object, no newline:
+ * every record kprint writes as JSON (kprint --json, /records) comes from
+ * here.  The text is byte for byte what json-c prints for the same object
+ * (plain, no escaped slashes); the unit tests keep a json-c oracle.
  */
 void kpc_json_record_write(FILE *out, const struct kpc_record *rec);
+
+/* The record as a JSON line (a newline after it).  0, or -EIO on a write error. */
+int kpc_json_record_print(FILE *out, const struct kpc_record *rec);
 
 /*
  * A KPC_EVENT_LOST event:
