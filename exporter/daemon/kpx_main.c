@@ -91,7 +91,7 @@ static void kpx_bpf_setup(struct kpx_metrics *metrics, const struct kpc_bpf_opts
 		snprintf(metrics->bpf_error, sizeof(metrics->bpf_error),
 			 "loading the BPF counters failed: %s", strerror(-err));
 		fprintf(stderr, "kprint_exporter: %s; serving without them"
-			" (kprint_bpf_up 0)\n", metrics->bpf_error);
+			" (%s 0)\n", metrics->bpf_error, kpx_metric_name(KPX_M_BPF_UP));
 		metrics->bpf = NULL;
 		return;
 	}
