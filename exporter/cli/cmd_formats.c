@@ -97,14 +97,7 @@ static int kprint_formats_cmp(const void *a, const void *b)
 
 static int kprint_formats_json(enum kpc_bpf_source src, const struct kpc_format_count *f)
 {
-	struct json_object *obj = kpc_json_format_count(src, f);
-	int err;
-
-	if (!obj)
-		return -ENOMEM;
-	err = kpc_json_print(stdout, obj);
-	json_object_put(obj);
-	return err;
+	return kpc_json_print_put(stdout, kpc_json_format_count(src, f));
 }
 
 /* s escaped like a record's text, padded to width; "-" when empty. */
@@ -148,8 +141,6 @@ static int kprint_formats_summary(const struct kprint_opts *o, enum kpc_bpf_sour
 {
 	uint64_t seen = src == KPC_BPF_KPRINT ? t->kprint_records : t->printk_calls;
 	uint64_t overflow = src == KPC_BPF_KPRINT ? t->kprint_overflow : t->printk_overflow;
-	struct json_object *obj;
-	int err;
 
 	if (!o->json) {
 		printf("# %s: %" PRIu64 " messages, %zu of at most %u formats, %" PRIu64
@@ -158,20 +149,7 @@ static int kprint_formats_summary(const struct kprint_opts *o, enum kpc_bpf_sour
 		       st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);
 		return 0;
 	}
-	obj = json_object_new_object();
-	if (!obj)
-		return -ENOMEM;
-	json_object_object_add(obj, "source", json_object_new_string(kpc_bpf_source_name(src)));
-	json_object_object_add(obj, "total", json_object_new_uint64(seen));
-	json_object_object_add(obj, "overflow", json_object_new_uint64(overflow));
-	json_object_object_add(obj, "formats", json_object_new_uint64(formats));
-	json_object_object_add(obj, "max_formats", json_object_new_uint64(max));
-	json_object_object_add(obj, "attached", json_object_new_boolean(st->attached));
-	if (!st->attached)
-		json_object_object_add(obj, "skipped", kpc_json_string(st->why));
-	err = kpc_json_print(stdout, obj);
-	json_object_put(obj);
-	return err;
+	return kpc_json_print_put(stdout, kpc_json_format_summary(src, t, formats, max, st));
 }
 
 static int kprint_formats_show(const struct kprint_opts *o, struct kpc_bpf *b)

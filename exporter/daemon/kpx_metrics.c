@@ -378,23 +378,12 @@ char *kpx_formats_json(struct kpx_metrics *m, int *status)
 		for (i = 0; !err && i < n; i++)
 			err = kpx_formats_add(arr, src, &f[i]);
 		free(f);
-		sum = json_object_new_object();
-		if (!sum) {
+		sum = kpc_json_format_summary(src, &t, n, kpc_bpf_max_formats(m->bpf), hs);
+		if (!sum || json_object_array_add(arr, sum)) {
+			json_object_put(sum);
 			err = -ENOMEM;
 			break;
 		}
-		json_object_object_add(sum, "source", json_object_new_string(kpc_bpf_source_name(src)));
-		json_object_object_add(sum, "total", json_object_new_uint64(
-			src == KPC_BPF_KPRINT ? t.kprint_records : t.printk_calls));
-		json_object_object_add(sum, "overflow", json_object_new_uint64(
-			src == KPC_BPF_KPRINT ? t.kprint_overflow : t.printk_overflow));
-		json_object_object_add(sum, "formats", json_object_new_uint64(n));
-		json_object_object_add(sum, "max_formats",
-				       json_object_new_uint64(kpc_bpf_max_formats(m->bpf)));
-		json_object_object_add(sum, "attached", json_object_new_boolean(hs->attached));
-		if (!hs->attached)
-			json_object_object_add(sum, "skipped", kpc_json_string(hs->why));
-		json_object_array_add(arr, sum);
 	}
 	if (err) {
 		fprintf(stderr, "kprint_exporter: reading the BPF counters: %s\n",

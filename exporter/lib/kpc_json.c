@@ -193,6 +193,17 @@ int kpc_json_print(FILE *out, struct json_object *obj)
 	return ferror(out) ? -EIO : 0;
 }
 
+int kpc_json_print_put(FILE *out, struct json_object *obj)
+{
+	int err;
+
+	if (!obj)
+		return -ENOMEM;
+	err = kpc_json_print(out, obj);
+	json_object_put(obj);
+	return err;
+}
+
 struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 					  const struct kpc_format_count *f)
 {
@@ -217,6 +228,35 @@ struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 	ok = ok && kpc_json_add(obj, "module", kpc_json_string(f->module));
 	ok = ok && kpc_json_add(obj, "count", json_object_new_uint64(f->count));
 	ok = ok && kpc_json_add(obj, "format", kpc_json_string(f->format));
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
+					    const struct kprint_counter_totals *t,
+					    size_t formats, unsigned int max_formats,
+					    const struct kpc_bpf_hook_status *st)
+{
+	bool kprint = src == KPC_BPF_KPRINT;
+	struct json_object *obj = json_object_new_object();
+	bool ok = true;
+
+	if (!obj)
+		return NULL;
+	ok = ok && kpc_json_add(obj, "source",
+				json_object_new_string(kpc_bpf_source_name(src)));
+	ok = ok && kpc_json_add(obj, "total", json_object_new_uint64(kprint ?
+				t->kprint_records : t->printk_calls));
+	ok = ok && kpc_json_add(obj, "overflow", json_object_new_uint64(kprint ?
+				t->kprint_overflow : t->printk_overflow));
+	ok = ok && kpc_json_add(obj, "formats", json_object_new_uint64(formats));
+	ok = ok && kpc_json_add(obj, "max_formats", json_object_new_uint64(max_formats));
+	ok = ok && kpc_json_add(obj, "attached", json_object_new_boolean(st->attached));
+	if (!st->attached)
+		ok = ok && kpc_json_add(obj, "skipped", kpc_json_string(st->why));
 	if (!ok) {
 		json_object_put(obj);
 		return NULL;

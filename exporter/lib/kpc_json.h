@@ -45,10 +45,27 @@ struct json_object *kpc_json_string(const char *s);
 int kpc_json_print(FILE *out, struct json_object *obj);
 
 /*
+ * The same, then obj released: for an object built just to be printed,
+ * kpc_json_print_put(stdout, kpc_json_lost(ev)).  A NULL obj (the builder
+ * ran out of memory) is -ENOMEM.
+ */
+int kpc_json_print_put(FILE *out, struct json_object *obj);
+
+/*
  * One per-format count, as a line of schema/formats.schema.json: source,
  * format_id, level, level_num, class, subsystem, module, count, format.
  */
 struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 					  const struct kpc_format_count *f);
+
+/*
+ * A source's summary, the last line per source of the same schema:
+ * source, total and overflow (from the BPF totals), formats, max_formats,
+ * attached, and when not attached why (skipped).  NULL when out of memory.
+ */
+struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
+					    const struct kprint_counter_totals *t,
+					    size_t formats, unsigned int max_formats,
+					    const struct kpc_bpf_hook_status *st);
 
 #endif /* KPC_JSON_H */

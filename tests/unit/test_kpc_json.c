@@ -489,6 +489,48 @@ static void test_format_count(void)
 		free(lines[i]);
 }
 
+/* The line kpc_json_print_put() writes for obj, which it releases. */
+static char *print_put_line(struct json_object *obj)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err = kpc_json_print_put(f, obj);
+
+	fclose(f);
+	if (err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* A source's summary line: every key, and why when not attached. */
+static void test_format_summary(void)
+{
+	struct kprint_counter_totals t = {
+		.kprint_records = 7, .kprint_overflow = 1,
+		.printk_calls = 18446744073709551615ULL, .printk_overflow = 0,
+	};
+	struct kpc_bpf_hook_status up = { .attached = true };
+	struct kpc_bpf_hook_status down = { .attached = false, .why = "no \xff fentry" };
+	char *line;
+
+	line = print_put_line(kpc_json_format_summary(KPC_BPF_KPRINT, &t, 3, 4096, &up));
+	tap_ok(line && !strcmp(line, "{\"source\":\"kprint\",\"total\":7,\"overflow\":1,"
+			       "\"formats\":3,\"max_formats\":4096,\"attached\":true}\n"),
+	       "a source's summary: totals of its hook, formats, max_formats, attached");
+	free(line);
+	line = print_put_line(kpc_json_format_summary(KPC_BPF_PRINTK, &t, 0, 10, &down));
+	tap_ok(line && !strcmp(line, "{\"source\":\"printk\",\"total\":18446744073709551615,"
+			       "\"overflow\":0,\"formats\":0,\"max_formats\":10,"
+			       "\"attached\":false,\"skipped\":\"no " FFFD " fentry\"}\n"),
+	       "a detached source's summary says why, made valid UTF-8");
+	free(line);
+	tap_ok(kpc_json_print_put(stdout, NULL) == -ENOMEM,
+	       "kpc_json_print_put() of a failed build is -ENOMEM");
+}
+
 /* kpc_json_record_write() against json-c, byte for byte. */
 static void check_write(const struct kpc_record *rec, const char *what)
 {
@@ -564,5 +606,6 @@ int main(void)
 	test_lost_and_stats();
 	test_schema();
 	test_format_count();
+	test_format_summary();
 	return tap_done();
 }
