@@ -20,9 +20,7 @@ struct json_object *kpc_json_string(const char *s)
 	return obj;
 }
 
-/* Add key: val to obj; false (and val released) when anything is NULL. */
-static bool kpc_json_add(struct json_object *obj, const char *key,
-			 struct json_object *val)
+bool kpc_json_add(struct json_object *obj, const char *key, struct json_object *val)
 {
 	if (!val)
 		return false;

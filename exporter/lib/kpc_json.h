@@ -38,6 +38,12 @@ struct json_object *kpc_json_lost(const struct kpc_event *ev);
 /* The counters the kernel sent, by kpc_stats_fields names. */
 struct json_object *kpc_json_stats(const struct kpc_stats *st);
 
+/*
+ * Add key: val to obj, for building an object with ok = ok && ... chains;
+ * false (and val released) when val is NULL or the add fails.
+ */
+bool kpc_json_add(struct json_object *obj, const char *key, struct json_object *val);
+
 /* A json-c string holding s made valid UTF-8. */
 struct json_object *kpc_json_string(const char *s);
 

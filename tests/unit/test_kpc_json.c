@@ -82,19 +82,6 @@ static struct kpc_record nasty_record(uint64_t seq, unsigned int level,
  * The oracle: the record built as a json-c object, key by key, as libkpc
  * once printed it.  kpc_json_record_write() must write the same bytes.
  */
-
-/* Add key: val to obj; false (and val released) when anything is NULL. */
-static bool oracle_add(struct json_object *obj, const char *key, struct json_object *val)
-{
-	if (!val)
-		return false;
-	if (json_object_object_add(obj, key, val)) {
-		json_object_put(val);
-		return false;
-	}
-	return true;
-}
-
 static struct json_object *oracle_record(const struct kpc_record *rec)
 {
 	struct json_object *obj, *args;
@@ -109,29 +96,29 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 	/* A string: JSON numbers are doubles to many readers, ids are 64-bit. */
 	snprintf(format_id, sizeof(format_id), "%016" PRIx64, rec->format_id);
 
-	ok = ok && oracle_add(obj, "seq", json_object_new_uint64(rec->seq));
-	ok = ok && oracle_add(obj, "level",
+	ok = ok && kpc_json_add(obj, "seq", json_object_new_uint64(rec->seq));
+	ok = ok && kpc_json_add(obj, "level",
 				json_object_new_string(kpc_level_name(rec->level)));
-	ok = ok && oracle_add(obj, "level_num", json_object_new_int(rec->level));
-	ok = ok && oracle_add(obj, "class",
+	ok = ok && kpc_json_add(obj, "level_num", json_object_new_int(rec->level));
+	ok = ok && kpc_json_add(obj, "class",
 				json_object_new_string(kpc_class_name(rec->class)));
-	ok = ok && oracle_add(obj, "ts_mono_ns",
+	ok = ok && kpc_json_add(obj, "ts_mono_ns",
 				json_object_new_uint64(rec->ts_mono_ns));
-	ok = ok && oracle_add(obj, "ts_real_ns",
+	ok = ok && kpc_json_add(obj, "ts_real_ns",
 				json_object_new_uint64(rec->ts_real_ns));
-	ok = ok && oracle_add(obj, "cpu", json_object_new_int64(rec->cpu));
-	ok = ok && oracle_add(obj, "pid", json_object_new_int64(rec->pid));
-	ok = ok && oracle_add(obj, "comm", kpc_json_string(rec->comm));
-	ok = ok && oracle_add(obj, "file", kpc_json_string(rec->file));
-	ok = ok && oracle_add(obj, "line", json_object_new_int64(rec->line));
-	ok = ok && oracle_add(obj, "function", kpc_json_string(rec->function));
-	ok = ok && oracle_add(obj, "subsystem", kpc_json_string(rec->subsystem));
-	ok = ok && oracle_add(obj, "module", kpc_json_string(rec->module));
-	ok = ok && oracle_add(obj, "format", kpc_json_string(rec->format));
-	ok = ok && oracle_add(obj, "format_id", json_object_new_string(format_id));
+	ok = ok && kpc_json_add(obj, "cpu", json_object_new_int64(rec->cpu));
+	ok = ok && kpc_json_add(obj, "pid", json_object_new_int64(rec->pid));
+	ok = ok && kpc_json_add(obj, "comm", kpc_json_string(rec->comm));
+	ok = ok && kpc_json_add(obj, "file", kpc_json_string(rec->file));
+	ok = ok && kpc_json_add(obj, "line", json_object_new_int64(rec->line));
+	ok = ok && kpc_json_add(obj, "function", kpc_json_string(rec->function));
+	ok = ok && kpc_json_add(obj, "subsystem", kpc_json_string(rec->subsystem));
+	ok = ok && kpc_json_add(obj, "module", kpc_json_string(rec->module));
+	ok = ok && kpc_json_add(obj, "format", kpc_json_string(rec->format));
+	ok = ok && kpc_json_add(obj, "format_id", json_object_new_string(format_id));
 	if (ok) {
 		args = json_object_new_array_ext(rec->nargs);
-		ok = oracle_add(obj, "args", args);
+		ok = kpc_json_add(obj, "args", args);
 		for (i = 0; ok && i < rec->nargs; i++) {
 			struct json_object *arg = kpc_json_string(rec->args[i]);
 
@@ -140,10 +127,10 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 				json_object_put(arg);
 		}
 	}
-	ok = ok && oracle_add(obj, "text", kpc_json_string(rec->text));
-	ok = ok && oracle_add(obj, "block_id",
+	ok = ok && kpc_json_add(obj, "text", kpc_json_string(rec->text));
+	ok = ok && kpc_json_add(obj, "block_id",
 				json_object_new_uint64(rec->block_id));
-	ok = ok && oracle_add(obj, "flags", json_object_new_int64(rec->flags));
+	ok = ok && kpc_json_add(obj, "flags", json_object_new_int64(rec->flags));
 
 	if (!ok) {
 		json_object_put(obj);
