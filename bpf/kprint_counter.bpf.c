@@ -15,9 +15,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "kprint_counter.h"
+#include "kprint_fnv1a.h"
 
-#define FNV1A64_OFFSET	0xcbf29ce484222325ULL
-#define FNV1A64_PRIME	0x100000001b3ULL
 #define KERN_SOH_ASCII	'\001'
 #define E2BIG		7
 #define EEXIST		17
@@ -159,21 +158,6 @@ int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 l
 	return 0;
 }
 
-/* FNV-1a 64, the format id of kprint records, over the first @len bytes. */
-static __always_inline __u64 fnv1a64(const char *s, long len)
-{
-	__u64 hash = FNV1A64_OFFSET;
-	int i;
-
-	for (i = 0; i < KPRINT_COUNTER_FORMAT_LEN - 1; i++) {
-		if (i >= len)
-			break;
-		hash ^= (unsigned char)s[i];
-		hash *= FNV1A64_PRIME;
-	}
-	return hash;
-}
-
 SEC("fentry/vprintk_emit")
 int BPF_PROG(printk_count, int facility, int level,
 	     const struct dev_printk_info *dev_info, const char *fmt)
@@ -214,7 +198,14 @@ int BPF_PROG(printk_count, int facility, int level,
 		return 0;
 	}
 	key.level = level >= 0 && level <= 7 ? level : KPRINT_COUNTER_DEFAULT_LEVEL;
-	key.format_id = fnv1a64(fresh->format, len - 1);
+	/*
+	 * The format id of records: the hash of the format without its NUL.
+	 * len counts the NUL and the helper never returns more than the
+	 * buffer, but the verifier must see that bound to let the loop end.
+	 */
+	if (len > (long)sizeof(fresh->format))
+		len = sizeof(fresh->format);
+	key.format_id = kprint_fnv1a64_mem(fresh->format, len - 1);
 	/* printk() has no tags; the scratch may hold a kprint record's. */
 	fresh->subsystem[0] = '\0';
 	fresh->module[0] = '\0';

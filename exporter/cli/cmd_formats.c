@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static struct {
 
 static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 {
-	char *end;
+	uint64_t v;
 
 	(void)o;
 	switch (opt) {
@@ -52,24 +53,21 @@ static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 		fprintf(stderr, "kprint: --source is kprint, printk or all, not '%s'\n", arg);
 		return KPRINT_EXIT_USAGE;
 	case KPRINT_OPT_FMT_TOP:
-		errno = 0;
-		kprint_formats_args.top = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || arg[0] == '-') {
+		if (kpc_parse_u64(arg, 10, ULONG_MAX, &v)) {
 			fprintf(stderr, "kprint: --top wants a number (0: all), not '%s'\n", arg);
 			return KPRINT_EXIT_USAGE;
 		}
+		kprint_formats_args.top = v;
 		return 0;
 	case KPRINT_OPT_FMT_PIN_DIR:
 		kprint_formats_args.bpf.pin_dir = arg;
 		return 0;
 	case KPRINT_OPT_FMT_MAX_FORMATS:
-		errno = 0;
-		kprint_formats_args.bpf.max_formats = strtoul(arg, &end, 10);
-		if (errno || *end || end == arg || arg[0] == '-' ||
-		    !kprint_formats_args.bpf.max_formats) {
+		if (kpc_parse_u64(arg, 10, UINT_MAX, &v) || !v) {
 			fprintf(stderr, "kprint: --max-formats wants a positive number, not '%s'\n", arg);
 			return KPRINT_EXIT_USAGE;
 		}
+		kprint_formats_args.bpf.max_formats = v;
 		return 0;
 	case KPRINT_OPT_FMT_UNLOAD:
 		kprint_formats_args.unload = true;
@@ -99,14 +97,7 @@ static int kprint_formats_cmp(const void *a, const void *b)
 
 static int kprint_formats_json(enum kpc_bpf_source src, const struct kpc_format_count *f)
 {
-	struct json_object *obj = kpc_json_format_count(src, f);
-	int err;
-
-	if (!obj)
-		return -ENOMEM;
-	err = kpc_json_print(stdout, obj);
-	json_object_put(obj);
-	return err;
+	return kpc_json_print_put(stdout, kpc_json_format_count(src, f));
 }
 
 /* s escaped like a record's text, padded to width; "-" when empty. */
@@ -150,8 +141,6 @@ static int kprint_formats_summary(const struct kprint_opts *o, enum kpc_bpf_sour
 {
 	uint64_t seen = src == KPC_BPF_KPRINT ? t->kprint_records : t->printk_calls;
 	uint64_t overflow = src == KPC_BPF_KPRINT ? t->kprint_overflow : t->printk_overflow;
-	struct json_object *obj;
-	int err;
 
 	if (!o->json) {
 		printf("# %s: %" PRIu64 " messages, %zu of at most %u formats, %" PRIu64
@@ -160,20 +149,7 @@ static int kprint_formats_summary(const struct kprint_opts *o, enum kpc_bpf_sour
 		       st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);
 		return 0;
 	}
-	obj = json_object_new_object();
-	if (!obj)
-		return -ENOMEM;
-	json_object_object_add(obj, "source", json_object_new_string(kpc_bpf_source_name(src)));
-	json_object_object_add(obj, "total", json_object_new_uint64(seen));
-	json_object_object_add(obj, "overflow", json_object_new_uint64(overflow));
-	json_object_object_add(obj, "formats", json_object_new_uint64(formats));
-	json_object_object_add(obj, "max_formats", json_object_new_uint64(max));
-	json_object_object_add(obj, "attached", json_object_new_boolean(st->attached));
-	if (!st->attached)
-		json_object_object_add(obj, "skipped", kpc_json_string(st->why));
-	err = kpc_json_print(stdout, obj);
-	json_object_put(obj);
-	return err;
+	return kpc_json_print_put(stdout, kpc_json_format_summary(src, t, formats, max, st));
 }
 
 static int kprint_formats_show(const struct kprint_opts *o, struct kpc_bpf *b)

@@ -122,22 +122,6 @@ static void kprint_version(void)
 	       KPRINT_VERSION, KPRINT_GENL_VERSION);
 }
 
-bool kprint_parse_u64(const char *arg, uint64_t *val)
-{
-	unsigned long long v;
-	char *end;
-
-	/* strtoull() would take "-1" as 2^64-1. */
-	if (arg[0] < '0' || arg[0] > '9')
-		return false;
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end)
-		return false;
-	*val = v;
-	return true;
-}
-
 static int kprint_usage_error(const char *fmt, const char *arg)
 {
 	fputs("kprint: ", stderr);
@@ -192,20 +176,20 @@ static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
 		o->filter.module = arg;
 		return 0;
 	case KPRINT_OPT_COUNT:
-		if (!kprint_parse_u64(arg, &o->count) || !o->count)
+		if (kpc_parse_u64(arg, 10, UINT64_MAX, &o->count) || !o->count)
 			return kprint_usage_error("--count wants a positive number, not '%s'", arg);
 		return 0;
 	case KPRINT_OPT_FROM:
-		if (!kprint_parse_u64(arg, &o->from))
+		if (kpc_parse_u64(arg, 10, UINT64_MAX, &o->from))
 			return kprint_usage_error("--from wants a sequence number, not '%s'", arg);
 		o->has_from = true;
 		return 0;
 	case KPRINT_OPT_UNTIL:
-		if (!kprint_parse_u64(arg, &o->until) || !o->until)
+		if (kpc_parse_u64(arg, 10, UINT64_MAX, &o->until) || !o->until)
 			return kprint_usage_error("--until wants a sequence number, not '%s'", arg);
 		return 0;
 	case KPRINT_OPT_RCVBUF:
-		if (!kprint_parse_u64(arg, &val) || !val || val > INT32_MAX)
+		if (kpc_parse_u64(arg, 10, INT32_MAX, &val) || !val)
 			return kprint_usage_error("--rcvbuf wants a size in bytes, not '%s'", arg);
 		o->rcvbuf = val;
 		return 0;

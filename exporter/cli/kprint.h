@@ -90,9 +90,6 @@ int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
 			      const char *cmd, const struct option *extra,
 			      int (*handle)(struct kprint_opts *o, int opt, const char *arg));
 
-/* An unsigned decimal number; false when arg is not one. */
-bool kprint_parse_u64(const char *arg, uint64_t *val);
-
 void kprint_usage(FILE *out);
 
 /* Output: records and loss events in the chosen format. */

@@ -16,16 +16,10 @@ int kprint_out_record(const struct kpc_record *rec, void *ctx)
 	if (!kpc_filter_match(&o->filter, rec))
 		return o->until && rec->seq >= o->until ? -ECANCELED : 0;
 
-	if (o->json) {
-		struct json_object *obj = kpc_json_record(rec);
-
-		if (!obj)
-			return -ENOMEM;
-		err = kpc_json_print(stdout, obj);
-		json_object_put(obj);
-	} else {
+	if (o->json)
+		err = kpc_json_record_print(stdout, rec);
+	else
 		err = kpc_text_print(stdout, &o->text, rec);
-	}
 	if (err)
 		return err;
 
@@ -56,17 +50,7 @@ static int kprint_out_lost(const struct kprint_opts *o, const struct kpc_event *
 		ev->count, ev->count == 1 ? "" : "s", ev->first_seq,
 		ev->last_seq, kprint_lost_why(ev));
 
-	if (o->json) {
-		struct json_object *obj = kpc_json_lost(ev);
-		int err;
-
-		if (!obj)
-			return -ENOMEM;
-		err = kpc_json_print(stdout, obj);
-		json_object_put(obj);
-		return err;
-	}
-	return 0;
+	return o->json ? kpc_json_print_put(stdout, kpc_json_lost(ev)) : 0;
 }
 
 /*

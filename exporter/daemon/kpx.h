@@ -103,6 +103,47 @@ struct kpx_metrics {
 	size_t nreplay;
 };
 
+/*
+ * Every metric /metrics serves, each named and explained once, in
+ * kpx_metric_defs[]: the exposition writer prints HELP, TYPE and samples
+ * from it, and anything else that names a metric (messages, help) takes
+ * the name from there.
+ */
+enum kpx_metric {
+	KPX_M_BPF_UP,
+	KPX_M_BPF_ATTACHED,
+	KPX_M_FORMAT_MESSAGES,
+	KPX_M_BPF_MESSAGES,
+	KPX_M_BPF_OVERFLOW,
+	KPX_M_KERNEL_UP,
+	KPX_M_KERNEL_RECORDS,
+	KPX_M_KERNEL_OVERWRITTEN,
+	KPX_M_INGEST_UP,
+	KPX_M_MODULE_LOADED,
+	KPX_M_MODULE_RELOADS,
+	KPX_M_RECORDS_RECEIVED,
+	KPX_M_RECORDS_LOST,
+	KPX_M_RESYNCS,
+	KPX_M_RECORDS_MALFORMED,
+	KPX_M_FORGED_DATAGRAMS,
+	KPX_M_BUILD_INFO,
+	KPX_M_SCRAPE_DURATION,
+	KPX_NR_METRICS
+};
+
+struct kpx_metric_def {
+	const char *name;
+	const char *type;		/* "counter" or "gauge" */
+	const char *help;
+};
+
+extern const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS];
+
+static inline const char *kpx_metric_name(enum kpx_metric m)
+{
+	return kpx_metric_defs[m].name;
+}
+
 /* Write label value s escaped per the exposition format, valid UTF-8. */
 void kpx_label_escape(FILE *out, const char *s);
 /*

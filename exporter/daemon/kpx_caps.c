@@ -14,38 +14,21 @@
  *
  * Capabilities belong to threads, not processes: capset() changes the
  * calling thread only, so this runs before any thread is created and the
- * threads inherit the reduced sets.  Raw capget/capset, to need no libcap.
+ * threads inherit the reduced sets.  libkpc's kpc_caps does the
+ * capget/capset.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#include <linux/capability.h>
 
 #include "kpx.h"
 
-static int kpx_capget(struct __user_cap_data_struct *data)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-
-	return syscall(SYS_capget, &hdr, data) ? -errno : 0;
-}
-
-static int kpx_capset(struct __user_cap_data_struct *data)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
-}
-
 int kpx_drop_privileges(bool keep_sys_admin)
 {
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	const unsigned int word = CAP_TO_INDEX(CAP_SYS_ADMIN);
-	const uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
-	bool kept;
+	const uint64_t sys_admin = KPC_CAP(CAP_SYS_ADMIN);
+	struct kpc_cap_sets caps;
+	uint64_t keep;
 	int cap, err;
 
 	/* No exec, setuid binary or file capability can give any back. */
@@ -62,21 +45,21 @@ int kpx_drop_privileges(bool keep_sys_admin)
 		return err;
 	}
 
-	err = kpx_capget(data);
+	err = kpc_caps_get(&caps);
 	if (err) {
 		fprintf(stderr, "kprint_exporter: capget: %s\n", strerror(-err));
 		return err;
 	}
-	kept = keep_sys_admin && (data[word].permitted & bit);
+	keep = keep_sys_admin ? caps.permitted & sys_admin : 0;
 
 	/*
 	 * The bounding set too, while CAP_SETPCAP is still effective; without
 	 * it (not started as root) there is nothing in it that no_new_privs
 	 * does not already keep out of reach.
 	 */
-	if (data[CAP_TO_INDEX(CAP_SETPCAP)].effective & CAP_TO_MASK(CAP_SETPCAP)) {
+	if (caps.effective & KPC_CAP(CAP_SETPCAP)) {
 		for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
-			if (kept && cap == CAP_SYS_ADMIN)
+			if (keep && cap == CAP_SYS_ADMIN)
 				continue;
 			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
 				err = -errno;
@@ -87,22 +70,17 @@ int kpx_drop_privileges(bool keep_sys_admin)
 		}
 	}
 
-	memset(data, 0, sizeof(data));
-	if (kept)
-		data[word].permitted = bit;
-	err = kpx_capset(data);
+	caps = (struct kpc_cap_sets){ .permitted = keep };
+	err = kpc_caps_set(&caps);
 	if (err) {
 		fprintf(stderr, "kprint_exporter: capset: %s\n", strerror(-err));
 		return err;
 	}
 
 	/* Trust, but verify: a silent half-drop would be worse than none. */
-	err = kpx_capget(data);
-	for (cap = 0; !err && cap < _LINUX_CAPABILITY_U32S_3; cap++) {
-		if (data[cap].effective || data[cap].inheritable ||
-		    data[cap].permitted != (kept && cap == (int)word ? bit : 0))
-			err = -EPERM;
-	}
+	err = kpc_caps_get(&caps);
+	if (!err && (caps.effective || caps.inheritable || caps.permitted != keep))
+		err = -EPERM;
 	if (err) {
 		fprintf(stderr, "kprint_exporter: capabilities are not dropped: %s\n",
 			strerror(-err));

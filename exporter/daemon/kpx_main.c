@@ -56,15 +56,14 @@ static void kpx_usage(FILE *out)
 static int kpx_number(const char *opt, const char *arg, unsigned long min,
 		      unsigned long max, unsigned long *v)
 {
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	*v = strtoul(arg, &end, 10);
-	if (errno || *end || end == arg || arg[0] == '-' || *v < min || *v > max) {
+	if (kpc_parse_u64(arg, 10, max, &n) || n < min) {
 		fprintf(stderr, "kprint_exporter: --%s wants a number %lu..%lu, not '%s'\n",
 			opt, min, max, arg);
 		return -EINVAL;
 	}
+	*v = n;
 	return 0;
 }
 
@@ -92,7 +91,7 @@ static void kpx_bpf_setup(struct kpx_metrics *metrics, const struct kpc_bpf_opts
 		snprintf(metrics->bpf_error, sizeof(metrics->bpf_error),
 			 "loading the BPF counters failed: %s", strerror(-err));
 		fprintf(stderr, "kprint_exporter: %s; serving without them"
-			" (kprint_bpf_up 0)\n", metrics->bpf_error);
+			" (%s 0)\n", metrics->bpf_error, kpx_metric_name(KPX_M_BPF_UP));
 		metrics->bpf = NULL;
 		return;
 	}

@@ -14,6 +14,71 @@
 
 #include "kpx.h"
 
+const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
+	[KPX_M_BPF_UP] = { "kprint_bpf_up", "gauge",
+		"Whether the in-kernel BPF per-format counters are loaded (1) or not (0)." },
+	[KPX_M_BPF_ATTACHED] = { "kprint_bpf_attached", "gauge",
+		"Whether the BPF hook of a source counts now." },
+	[KPX_M_FORMAT_MESSAGES] = { "kprint_format_messages_total", "counter",
+		"Messages per format, level, class, subsystem and module, counted in the kernel "
+		"by BPF; printk has class none and empty subsystem and module; source replay: "
+		"the records of a --replay file; past --max-series per source the rest is "
+		"summed in format __overflow__ with the other labels empty." },
+	[KPX_M_BPF_MESSAGES] = { "kprint_bpf_messages_total", "counter",
+		"Messages seen by the BPF hook of a source." },
+	[KPX_M_BPF_OVERFLOW] = { "kprint_bpf_overflow_total", "counter",
+		"Messages of new formats that found the BPF map full (not counted per format)." },
+	[KPX_M_KERNEL_UP] = { "kprint_kernel_up", "gauge",
+		"Whether the module's counters could be read at this scrape." },
+	[KPX_M_KERNEL_RECORDS] = { "kprint_kernel_records_total", "counter",
+		"Records stored in the kernel ring since kprint.ko was loaded." },
+	[KPX_M_KERNEL_OVERWRITTEN] = { "kprint_kernel_overwritten_total", "counter",
+		"Records the kernel ring overwrote since kprint.ko was loaded." },
+	[KPX_M_INGEST_UP] = { "kprint_exporter_ingest_up", "gauge",
+		"Whether the exporter's subscription to kprint records is alive." },
+	[KPX_M_MODULE_LOADED] = { "kprint_module_loaded", "gauge",
+		"Whether kprint.ko is loaded, as the exporter's subscription last saw." },
+	[KPX_M_MODULE_RELOADS] = { "kprint_exporter_module_reloads_total", "counter",
+		"Times kprint.ko was loaded again while the exporter ran; its sequence "
+		"numbers restart and /records starts afresh each time." },
+	[KPX_M_RECORDS_RECEIVED] = { "kprint_exporter_records_received_total", "counter",
+		"Records the exporter received from the kernel." },
+	[KPX_M_RECORDS_LOST] = { "kprint_exporter_records_lost_total", "counter",
+		"Records the exporter could not get, by reason." },
+	[KPX_M_RESYNCS] = { "kprint_exporter_resyncs_total", "counter",
+		"Times notifications were skipped or overran and the ring was re-read." },
+	[KPX_M_RECORDS_MALFORMED] = { "kprint_exporter_records_malformed_total", "counter",
+		"Records that could not be decoded." },
+	[KPX_M_FORGED_DATAGRAMS] = { "kprint_exporter_forged_datagrams_total", "counter",
+		"Netlink datagrams another process sent to the exporter's sockets, posing as "
+		"the kernel: dropped unread, never shown." },
+	[KPX_M_BUILD_INFO] = { "kprint_exporter_build_info", "gauge",
+		"The exporter's version." },
+	[KPX_M_SCRAPE_DURATION] = { "kprint_exporter_scrape_duration_seconds", "gauge",
+		"How long this scrape took to collect." },
+};
+
+/* A family's HELP and TYPE lines; its samples follow right after. */
+static void kpx_head(FILE *out, enum kpx_metric m)
+{
+	const struct kpx_metric_def *d = &kpx_metric_defs[m];
+
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name, d->type);
+}
+
+/* A sample without labels. */
+static void kpx_sample(FILE *out, enum kpx_metric m, uint64_t v)
+{
+	fprintf(out, "%s %" PRIu64 "\n", kpx_metric_name(m), v);
+}
+
+/* A sample with one label. */
+static void kpx_sample1(FILE *out, enum kpx_metric m, const char *label,
+			const char *value, uint64_t v)
+{
+	fprintf(out, "%s{%s=\"%s\"} %" PRIu64 "\n", kpx_metric_name(m), label, value, v);
+}
+
 void kpx_label_escape(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -81,9 +146,9 @@ void kpx_metrics_formats(FILE *out, const char *source,
 			rest += f[i].count;
 			continue;
 		}
-		fprintf(out, "kprint_format_messages_total{source=\"%s\",format_id=\"%016"
-			PRIx64 "\",level=\"%s\",class=\"%s\",subsystem=\"", source,
-			f[i].format_id, level ? level : "unknown", class ? class : "unknown");
+		fprintf(out, "%s{source=\"%s\",format_id=\"%016"
+			PRIx64 "\",level=\"%s\",class=\"%s\",subsystem=\"",
+			kpx_metric_name(KPX_M_FORMAT_MESSAGES), source, f[i].format_id, level ? level : "unknown", class ? class : "unknown");
 		kpx_label_escape(out, f[i].subsystem);
 		fputs("\",module=\"", out);
 		kpx_label_escape(out, f[i].module);
@@ -92,13 +157,11 @@ void kpx_metrics_formats(FILE *out, const char *source,
 		fprintf(out, "\"} %" PRIu64 "\n", f[i].count);
 	}
 	if (n > max_series)
-		fprintf(out, "kprint_format_messages_total{source=\"%s\",format_id=\"\","
+		fprintf(out, "%s{source=\"%s\",format_id=\"\","
 			"level=\"\",class=\"\",subsystem=\"\",module=\"\","
-			"format=\"__overflow__\"} %" PRIu64 "\n", source, rest);
+			"format=\"__overflow__\"} %" PRIu64 "\n",
+			kpx_metric_name(KPX_M_FORMAT_MESSAGES), source, rest);
 }
-
-#define KPX_HELP(out, name, type, help) \
-	fprintf(out, "# HELP " name " " help "\n# TYPE " name " " type "\n")
 
 static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 {
@@ -125,21 +188,14 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 		have_totals = !err;
 	}
 
-	KPX_HELP(out, "kprint_bpf_up", "gauge",
-		 "Whether the in-kernel BPF per-format counters are loaded (1) or not (0).");
-	fprintf(out, "kprint_bpf_up %d\n", m->bpf ? 1 : 0);
-	KPX_HELP(out, "kprint_bpf_attached", "gauge",
-		 "Whether the BPF hook of a source counts now.");
+	kpx_head(out, KPX_M_BPF_UP);
+	kpx_sample(out, KPX_M_BPF_UP, m->bpf ? 1 : 0);
+	kpx_head(out, KPX_M_BPF_ATTACHED);
 	for (src = 0; m->bpf && src < KPC_BPF_NR_SOURCES; src++)
-		fprintf(out, "kprint_bpf_attached{source=\"%s\"} %d\n",
-			kpc_bpf_source_name(src),
-			kpc_bpf_status(m->bpf, src)->attached ? 1 : 0);
+		kpx_sample1(out, KPX_M_BPF_ATTACHED, "source", kpc_bpf_source_name(src),
+			    kpc_bpf_status(m->bpf, src)->attached ? 1 : 0);
 
-	KPX_HELP(out, "kprint_format_messages_total", "counter",
-		 "Messages per format, level, class, subsystem and module, counted in the kernel "
-		 "by BPF; printk has class none and empty subsystem and module; source replay: "
-		 "the records of a --replay file; past --max-series per source the rest is "
-		 "summed in format __overflow__ with the other labels empty.");
+	kpx_head(out, KPX_M_FORMAT_MESSAGES);
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
 		kpx_metrics_formats(out, kpc_bpf_source_name(src), f[src], n[src],
 				    m->max_series);
@@ -148,21 +204,15 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 		kpx_metrics_formats(out, "replay", m->replay, m->nreplay, m->max_series);
 
 	/* Each family's samples right after its own HELP and TYPE. */
-	KPX_HELP(out, "kprint_bpf_messages_total", "counter",
-		 "Messages seen by the BPF hook of a source.");
+	kpx_head(out, KPX_M_BPF_MESSAGES);
 	if (have_totals) {
-		fprintf(out, "kprint_bpf_messages_total{source=\"kprint\"} %" PRIu64 "\n",
-			(uint64_t)t.kprint_records);
-		fprintf(out, "kprint_bpf_messages_total{source=\"printk\"} %" PRIu64 "\n",
-			(uint64_t)t.printk_calls);
+		kpx_sample1(out, KPX_M_BPF_MESSAGES, "source", "kprint", t.kprint_records);
+		kpx_sample1(out, KPX_M_BPF_MESSAGES, "source", "printk", t.printk_calls);
 	}
-	KPX_HELP(out, "kprint_bpf_overflow_total", "counter",
-		 "Messages of new formats that found the BPF map full (not counted per format).");
+	kpx_head(out, KPX_M_BPF_OVERFLOW);
 	if (have_totals) {
-		fprintf(out, "kprint_bpf_overflow_total{source=\"kprint\"} %" PRIu64 "\n",
-			(uint64_t)t.kprint_overflow);
-		fprintf(out, "kprint_bpf_overflow_total{source=\"printk\"} %" PRIu64 "\n",
-			(uint64_t)t.printk_overflow);
+		kpx_sample1(out, KPX_M_BPF_OVERFLOW, "source", "kprint", t.kprint_overflow);
+		kpx_sample1(out, KPX_M_BPF_OVERFLOW, "source", "printk", t.printk_overflow);
 	}
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
 		free(f[src]);
@@ -186,17 +236,14 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 		fprintf(stderr, "kprint_exporter: reading the module's counters: %s\n",
 			strerror(-err));
 	}
-	KPX_HELP(out, "kprint_kernel_up", "gauge",
-		 "Whether the module's counters could be read at this scrape.");
-	fprintf(out, "kprint_kernel_up %d\n", err ? 0 : 1);
+	kpx_head(out, KPX_M_KERNEL_UP);
+	kpx_sample(out, KPX_M_KERNEL_UP, err ? 0 : 1);
 	if (err)
 		return;
-	KPX_HELP(out, "kprint_kernel_records_total", "counter",
-		 "Records stored in the kernel ring since kprint.ko was loaded.");
-	fprintf(out, "kprint_kernel_records_total %" PRIu64 "\n", st.records);
-	KPX_HELP(out, "kprint_kernel_overwritten_total", "counter",
-		 "Records the kernel ring overwrote since kprint.ko was loaded.");
-	fprintf(out, "kprint_kernel_overwritten_total %" PRIu64 "\n", st.overwritten);
+	kpx_head(out, KPX_M_KERNEL_RECORDS);
+	kpx_sample(out, KPX_M_KERNEL_RECORDS, st.records);
+	kpx_head(out, KPX_M_KERNEL_OVERWRITTEN);
+	kpx_sample(out, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
 }
 
 static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)
@@ -217,38 +264,27 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forg
 	forged += s->forged;
 	pthread_mutex_unlock(&s->lock);
 
-	KPX_HELP(out, "kprint_exporter_ingest_up", "gauge",
-		 "Whether the exporter's subscription to kprint records is alive.");
-	fprintf(out, "kprint_exporter_ingest_up %d\n", up);
-	KPX_HELP(out, "kprint_module_loaded", "gauge",
-		 "Whether kprint.ko is loaded, as the exporter's subscription last saw.");
-	fprintf(out, "kprint_module_loaded %d\n", loaded);
-	KPX_HELP(out, "kprint_exporter_module_reloads_total", "counter",
-		 "Times kprint.ko was loaded again while the exporter ran; its sequence "
-		 "numbers restart and /records starts afresh each time.");
-	fprintf(out, "kprint_exporter_module_reloads_total %" PRIu64 "\n", reloads);
-	KPX_HELP(out, "kprint_exporter_records_received_total", "counter",
-		 "Records the exporter received from the kernel.");
-	fprintf(out, "kprint_exporter_records_received_total %" PRIu64 "\n", received);
-	KPX_HELP(out, "kprint_exporter_records_lost_total", "counter",
-		 "Records the exporter could not get, by reason.");
-	fprintf(out, "kprint_exporter_records_lost_total{reason=\"%s\"} %" PRIu64 "\n",
-		kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
-	fprintf(out, "kprint_exporter_records_lost_total{reason=\"%s\"} %" PRIu64 "\n",
-		kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
-	KPX_HELP(out, "kprint_exporter_resyncs_total", "counter",
-		 "Times notifications were skipped or overran and the ring was re-read.");
-	fprintf(out, "kprint_exporter_resyncs_total %" PRIu64 "\n", resyncs);
-	KPX_HELP(out, "kprint_exporter_records_malformed_total", "counter",
-		 "Records that could not be decoded.");
-	fprintf(out, "kprint_exporter_records_malformed_total %" PRIu64 "\n", malformed);
-	KPX_HELP(out, "kprint_exporter_forged_datagrams_total", "counter",
-		 "Netlink datagrams another process sent to the exporter's sockets, posing as "
-		 "the kernel: dropped unread, never shown.");
-	fprintf(out, "kprint_exporter_forged_datagrams_total %" PRIu64 "\n", forged);
-	KPX_HELP(out, "kprint_exporter_build_info", "gauge",
-		 "The exporter's version.");
-	fprintf(out, "kprint_exporter_build_info{version=\"%s\"} 1\n", KPRINT_VERSION);
+	kpx_head(out, KPX_M_INGEST_UP);
+	kpx_sample(out, KPX_M_INGEST_UP, up);
+	kpx_head(out, KPX_M_MODULE_LOADED);
+	kpx_sample(out, KPX_M_MODULE_LOADED, loaded);
+	kpx_head(out, KPX_M_MODULE_RELOADS);
+	kpx_sample(out, KPX_M_MODULE_RELOADS, reloads);
+	kpx_head(out, KPX_M_RECORDS_RECEIVED);
+	kpx_sample(out, KPX_M_RECORDS_RECEIVED, received);
+	kpx_head(out, KPX_M_RECORDS_LOST);
+	kpx_sample1(out, KPX_M_RECORDS_LOST, "reason",
+		    kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
+	kpx_sample1(out, KPX_M_RECORDS_LOST, "reason",
+		    kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
+	kpx_head(out, KPX_M_RESYNCS);
+	kpx_sample(out, KPX_M_RESYNCS, resyncs);
+	kpx_head(out, KPX_M_RECORDS_MALFORMED);
+	kpx_sample(out, KPX_M_RECORDS_MALFORMED, malformed);
+	kpx_head(out, KPX_M_FORGED_DATAGRAMS);
+	kpx_sample(out, KPX_M_FORGED_DATAGRAMS, forged);
+	kpx_head(out, KPX_M_BUILD_INFO);
+	kpx_sample1(out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);
 }
 
 static double kpx_now(void)
@@ -278,9 +314,8 @@ char *kpx_metrics_render(struct kpx_metrics *m, size_t *len)
 	forged = m->ctl ? kpc_sock_foreign(m->ctl) : 0;
 	pthread_mutex_unlock(&m->lock);
 	kpx_metrics_exporter(out, m, forged);
-	KPX_HELP(out, "kprint_exporter_scrape_duration_seconds", "gauge",
-		 "How long this scrape took to collect.");
-	fprintf(out, "kprint_exporter_scrape_duration_seconds %.6f\n", kpx_now() - start);
+	kpx_head(out, KPX_M_SCRAPE_DURATION);
+	fprintf(out, "%s %.6f\n", kpx_metric_name(KPX_M_SCRAPE_DURATION), kpx_now() - start);
 	if (ferror(out)) {
 		fclose(out);
 		free(buf);
@@ -343,23 +378,12 @@ char *kpx_formats_json(struct kpx_metrics *m, int *status)
 		for (i = 0; !err && i < n; i++)
 			err = kpx_formats_add(arr, src, &f[i]);
 		free(f);
-		sum = json_object_new_object();
-		if (!sum) {
+		sum = kpc_json_format_summary(src, &t, n, kpc_bpf_max_formats(m->bpf), hs);
+		if (!sum || json_object_array_add(arr, sum)) {
+			json_object_put(sum);
 			err = -ENOMEM;
 			break;
 		}
-		json_object_object_add(sum, "source", json_object_new_string(kpc_bpf_source_name(src)));
-		json_object_object_add(sum, "total", json_object_new_uint64(
-			src == KPC_BPF_KPRINT ? t.kprint_records : t.printk_calls));
-		json_object_object_add(sum, "overflow", json_object_new_uint64(
-			src == KPC_BPF_KPRINT ? t.kprint_overflow : t.printk_overflow));
-		json_object_object_add(sum, "formats", json_object_new_uint64(n));
-		json_object_object_add(sum, "max_formats",
-				       json_object_new_uint64(kpc_bpf_max_formats(m->bpf)));
-		json_object_object_add(sum, "attached", json_object_new_boolean(hs->attached));
-		if (!hs->attached)
-			json_object_object_add(sum, "skipped", kpc_json_string(hs->why));
-		json_object_array_add(arr, sum);
 	}
 	if (err) {
 		fprintf(stderr, "kprint_exporter: reading the BPF counters: %s\n",

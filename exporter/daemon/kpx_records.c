@@ -108,22 +108,6 @@ void kpx_query_init(struct kpx_query *q)
 	q->limit = KPX_LIMIT_DEFAULT;
 }
 
-/* A whole decimal u64, no sign, no spaces, no garbage. */
-static int kpx_parse_u64(const char *s, int base, uint64_t *v)
-{
-	char *end;
-
-	/* Digits only: strtoull() would also take a sign, blanks or "0x". */
-	if (!*s || strspn(s, base == 16 ? "0123456789abcdefABCDEF" : "0123456789") !=
-		   strlen(s))
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	if (errno || *end)
-		return -EINVAL;
-	return 0;
-}
-
 #define kpx_bad(...) ({ snprintf(err, errlen, __VA_ARGS__); -EINVAL; })
 
 int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
@@ -162,7 +146,7 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		return 0;
 	}
 	if (!strcmp(name, "format_id")) {
-		if (strlen(value) != 16 || kpx_parse_u64(value, 16, &v))
+		if (strlen(value) != 16 || kpc_parse_u64(value, 16, UINT64_MAX, &v))
 			return kpx_bad("format_id is 16 hex digits");
 		q->has_format_id = true;
 		q->format_id = v;
@@ -175,14 +159,14 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		return 0;
 	}
 	if (!strcmp(name, "after")) {
-		if (kpx_parse_u64(value, 10, &v))
+		if (kpc_parse_u64(value, 10, UINT64_MAX, &v))
 			return kpx_bad("after is a sequence number (decimal)");
 		q->has_after = true;
 		q->after = v;
 		return 0;
 	}
 	if (!strcmp(name, "limit")) {
-		if (kpx_parse_u64(value, 10, &v) || v < 1 || v > KPX_LIMIT_MAX)
+		if (kpc_parse_u64(value, 10, KPX_LIMIT_MAX, &v) || v < 1)
 			return kpx_bad("limit is 1..%d", KPX_LIMIT_MAX);
 		q->limit = v;
 		return 0;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprint_fnv1a.h"
 #include "kpx.h"
 
 /* Far above the longest record kprint writes (~35 KiB all escaped). */
@@ -32,25 +33,12 @@
 
 /* Per-format counts: an open-addressing index over an array. */
 
-static uint64_t kpx_fnv1a(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	while (len--) {
-		h ^= *b++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define KPX_FNV_BASIS	0xcbf29ce484222325ULL
-
 /* As kprint.ko computes it for the BPF key: both NULs included. */
 static uint64_t kpx_tags_id(const char *subsystem, const char *module)
 {
-	uint64_t h = kpx_fnv1a(KPX_FNV_BASIS, subsystem, strlen(subsystem) + 1);
+	uint64_t h = kprint_fnv1a64_mem(subsystem, strlen(subsystem) + 1);
 
-	return kpx_fnv1a(h, module, strlen(module) + 1);
+	return kprint_fnv1a64_add(h, module, strlen(module) + 1);
 }
 
 static size_t kpx_counts_hash(uint64_t format_id, uint64_t tags_id,
@@ -325,10 +313,10 @@ static int kpx_get_format_id(struct json_object *o, uint64_t *out,
 	if (!v)
 		return kpx_bad("no \"format_id\"");
 	s = json_object_get_string(v);
+	/* Lowercase, as kprint writes it: kpc_parse_u64() takes both cases. */
 	if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) != 16 ||
-	    strspn(s, "0123456789abcdef") != 16)
+	    strspn(s, "0123456789abcdef") != 16 || kpc_parse_u64(s, 16, UINT64_MAX, out))
 		return kpx_bad("\"format_id\" is not 16 lowercase hex digits");
-	*out = strtoull(s, NULL, 16);
 	return 0;
 }
 

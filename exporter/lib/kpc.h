@@ -12,6 +12,8 @@
  *	kpc_text	records as dmesg-like lines, colors, safe escaping
  *	kpc_utf8	UTF-8 validation
  *	kpc_bpf		the in-kernel per-format counters (BPF)
+ *	kpc_parse	the integer parser every number given to kprint goes through
+ *	kpc_caps	the thread's capabilities: read, set, raised around a call
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -30,5 +32,7 @@
 #include "kpc_text.h"
 #include "kpc_utf8.h"
 #include "kpc_bpf.h"
+#include "kpc_parse.h"
+#include "kpc_caps.h"
 
 #endif /* KPC_H */

@@ -27,6 +27,7 @@
 
 #include "kprint_counter.skel.h"
 #include "kpc_bpf.h"
+#include "kpc_parse.h"
 
 #define KPC_TRACEFS		"/sys/kernel/tracing"
 #define KPC_PROBE_GROUP		"kprint_counter"
@@ -92,6 +93,7 @@ static int kpc_tracefs_append(const char *file, const char *line)
 static int kpc_bpf_probe_id(const char *pin_dir, char *why, size_t whylen)
 {
 	char name[64], path[PATH_MAX], def[256], buf[32];
+	uint64_t id;
 	ssize_t len;
 	int fd, err;
 
@@ -119,8 +121,15 @@ static int kpc_bpf_probe_id(const char *pin_dir, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot read the id of probe event %s", name);
 		return err;
 	}
+	/* A decimal number and its newline. */
 	buf[len] = '\0';
-	return atoi(buf);
+	if (buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	if (kpc_parse_u64(buf, 10, INT_MAX, &id)) {
+		snprintf(why, whylen, "probe event %s has no id: \"%s\"", name, buf);
+		return -EIO;
+	}
+	return id;
 }
 
 static struct bpf_link *kpc_bpf_attach_kprint(struct kpc_bpf *b, int *pfd, char *why,

@@ -20,9 +20,7 @@ struct json_object *kpc_json_string(const char *s)
 	return obj;
 }
 
-/* Add key: val to obj; false (and val released) when anything is NULL. */
-static bool kpc_json_add(struct json_object *obj, const char *key,
-			 struct json_object *val)
+bool kpc_json_add(struct json_object *obj, const char *key, struct json_object *val)
 {
 	if (!val)
 		return false;
@@ -33,64 +31,11 @@ static bool kpc_json_add(struct json_object *obj, const char *key,
 	return true;
 }
 
-struct json_object *kpc_json_record(const struct kpc_record *rec)
-{
-	struct json_object *obj, *args;
-	char format_id[17];
-	unsigned int i;
-	bool ok = true;
-
-	obj = json_object_new_object();
-	if (!obj)
-		return NULL;
-
-	/* A string: JSON numbers are doubles to many readers, ids are 64-bit. */
-	snprintf(format_id, sizeof(format_id), "%016" PRIx64, rec->format_id);
-
-	ok = ok && kpc_json_add(obj, "seq", json_object_new_uint64(rec->seq));
-	ok = ok && kpc_json_add(obj, "level",
-				json_object_new_string(kpc_level_name(rec->level)));
-	ok = ok && kpc_json_add(obj, "level_num", json_object_new_int(rec->level));
-	ok = ok && kpc_json_add(obj, "class",
-				json_object_new_string(kpc_class_name(rec->class)));
-	ok = ok && kpc_json_add(obj, "ts_mono_ns",
-				json_object_new_uint64(rec->ts_mono_ns));
-	ok = ok && kpc_json_add(obj, "ts_real_ns",
-				json_object_new_uint64(rec->ts_real_ns));
-	ok = ok && kpc_json_add(obj, "cpu", json_object_new_int64(rec->cpu));
-	ok = ok && kpc_json_add(obj, "pid", json_object_new_int64(rec->pid));
-	ok = ok && kpc_json_add(obj, "comm", kpc_json_string(rec->comm));
-	ok = ok && kpc_json_add(obj, "file", kpc_json_string(rec->file));
-	ok = ok && kpc_json_add(obj, "line", json_object_new_int64(rec->line));
-	ok = ok && kpc_json_add(obj, "function", kpc_json_string(rec->function));
-	ok = ok && kpc_json_add(obj, "subsystem", kpc_json_string(rec->subsystem));
-	ok = ok && kpc_json_add(obj, "module", kpc_json_string(rec->module));
-	ok = ok && kpc_json_add(obj, "format", kpc_json_string(rec->format));
-	ok = ok && kpc_json_add(obj, "format_id", json_object_new_string(format_id));
-	if (ok) {
-		args = json_object_new_array_ext(rec->nargs);
-		ok = kpc_json_add(obj, "args", args);
-		for (i = 0; ok && i < rec->nargs; i++) {
-			struct json_object *arg = kpc_json_string(rec->args[i]);
-
-			ok = arg && !json_object_array_add(args, arg);
-			if (!ok)
-				json_object_put(arg);
-		}
-	}
-	ok = ok && kpc_json_add(obj, "text", kpc_json_string(rec->text));
-	ok = ok && kpc_json_add(obj, "block_id",
-				json_object_new_uint64(rec->block_id));
-	ok = ok && kpc_json_add(obj, "flags", json_object_new_int64(rec->flags));
-
-	if (!ok) {
-		json_object_put(obj);
-		return NULL;
-	}
-	return obj;
-}
-
 /*
+ * Records are written straight to the stream, not built as json-c objects
+ * first: /records pages hold thousands and kprint --json streams them, and
+ * the direct writer is the fast path of both (make bench, B5).
+ *
  * A string as json-c writes it with JSON_C_TO_STRING_NOSLASHESCAPE, after
  * kpc_utf8_sanitize(): each ill-formed subpart as U+FFFD, the two-letter
  * escapes, other control bytes as \u00xx, everything else as it is.
@@ -180,6 +125,13 @@ void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
 		rec->block_id, (uint32_t)rec->flags);
 }
 
+int kpc_json_record_print(FILE *out, const struct kpc_record *rec)
+{
+	kpc_json_record_write(out, rec);
+	fputc_unlocked('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
 struct json_object *kpc_json_lost(const struct kpc_event *ev)
 {
 	struct json_object *obj;
@@ -239,6 +191,17 @@ int kpc_json_print(FILE *out, struct json_object *obj)
 	return ferror(out) ? -EIO : 0;
 }
 
+int kpc_json_print_put(FILE *out, struct json_object *obj)
+{
+	int err;
+
+	if (!obj)
+		return -ENOMEM;
+	err = kpc_json_print(out, obj);
+	json_object_put(obj);
+	return err;
+}
+
 struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 					  const struct kpc_format_count *f)
 {
@@ -263,6 +226,35 @@ struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 	ok = ok && kpc_json_add(obj, "module", kpc_json_string(f->module));
 	ok = ok && kpc_json_add(obj, "count", json_object_new_uint64(f->count));
 	ok = ok && kpc_json_add(obj, "format", kpc_json_string(f->format));
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
+					    const struct kprint_counter_totals *t,
+					    size_t formats, unsigned int max_formats,
+					    const struct kpc_bpf_hook_status *st)
+{
+	bool kprint = src == KPC_BPF_KPRINT;
+	struct json_object *obj = json_object_new_object();
+	bool ok = true;
+
+	if (!obj)
+		return NULL;
+	ok = ok && kpc_json_add(obj, "source",
+				json_object_new_string(kpc_bpf_source_name(src)));
+	ok = ok && kpc_json_add(obj, "total", json_object_new_uint64(kprint ?
+				t->kprint_records : t->printk_calls));
+	ok = ok && kpc_json_add(obj, "overflow", json_object_new_uint64(kprint ?
+				t->kprint_overflow : t->printk_overflow));
+	ok = ok && kpc_json_add(obj, "formats", json_object_new_uint64(formats));
+	ok = ok && kpc_json_add(obj, "max_formats", json_object_new_uint64(max_formats));
+	ok = ok && kpc_json_add(obj, "attached", json_object_new_boolean(st->attached));
+	if (!st->attached)
+		ok = ok && kpc_json_add(obj, "skipped", kpc_json_string(st->why));
 	if (!ok) {
 		json_object_put(obj);
 		return NULL;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Records, loss events and counters as json-c objects, in the shape of
- * schema/record.schema.json.  Every string is made valid UTF-8 first
- * (ill-formed bytes become U+FFFD): json-c passes bytes through, and
- * RFC 8259 text must be UTF-8.
+ * Records as JSON text, in the shape of schema/record.schema.json, by the
+ * one record writer; loss events, counters and per-format counts as json-c
+ * objects.  Every string is made valid UTF-8 first (ill-formed bytes
+ * become U+FFFD): json-c passes bytes through, and RFC 8259 text must be
+ * UTF-8.
  */
 #ifndef KPC_JSON_H
 #define KPC_JSON_H
@@ -16,15 +17,16 @@
 #include "kpc_record.h"
 #include "kpc_tracker.h"
 
-/* NULL when out of memory.  Release with json_object_put(). */
-struct json_object *kpc_json_record(const struct kpc_record *rec);
-
 /*
- * The same record written straight to out, byte for byte what json-c
- * prints for kpc_json_record() (plain, no escaped slashes), without
- * building the object: for pages of many records.  No newline.
+ * The record written straight to out as one JSON object, no newline:
+ * every record kprint writes as JSON (kprint --json, /records) comes from
+ * here.  The text is byte for byte what json-c prints for the same object
+ * (plain, no escaped slashes); the unit tests keep a json-c oracle.
  */
 void kpc_json_record_write(FILE *out, const struct kpc_record *rec);
+
+/* The record as a JSON line (a newline after it).  0, or -EIO on a write error. */
+int kpc_json_record_print(FILE *out, const struct kpc_record *rec);
 
 /*
  * A KPC_EVENT_LOST event:
@@ -36,6 +38,12 @@ struct json_object *kpc_json_lost(const struct kpc_event *ev);
 /* The counters the kernel sent, by kpc_stats_fields names. */
 struct json_object *kpc_json_stats(const struct kpc_stats *st);
 
+/*
+ * Add key: val to obj, for building an object with ok = ok && ... chains;
+ * false (and val released) when val is NULL or the add fails.
+ */
+bool kpc_json_add(struct json_object *obj, const char *key, struct json_object *val);
+
 /* A json-c string holding s made valid UTF-8. */
 struct json_object *kpc_json_string(const char *s);
 
@@ -43,10 +51,27 @@ struct json_object *kpc_json_string(const char *s);
 int kpc_json_print(FILE *out, struct json_object *obj);
 
 /*
+ * The same, then obj released: for an object built just to be printed,
+ * kpc_json_print_put(stdout, kpc_json_lost(ev)).  A NULL obj (the builder
+ * ran out of memory) is -ENOMEM.
+ */
+int kpc_json_print_put(FILE *out, struct json_object *obj);
+
+/*
  * One per-format count, as a line of schema/formats.schema.json: source,
  * format_id, level, level_num, class, subsystem, module, count, format.
  */
 struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 					  const struct kpc_format_count *f);
+
+/*
+ * A source's summary, the last line per source of the same schema:
+ * source, total and overflow (from the BPF totals), formats, max_formats,
+ * attached, and when not attached why (skipped).  NULL when out of memory.
+ */
+struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
+					    const struct kprint_counter_totals *t,
+					    size_t formats, unsigned int max_formats,
+					    const struct kpc_bpf_hook_status *st);
 
 #endif /* KPC_JSON_H */

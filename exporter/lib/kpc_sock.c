@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/kprint.h>
 #include <netlink/netlink.h>
@@ -18,6 +16,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
 
+#include "kpc_caps.h"
 #include "kpc_sock.h"
 
 #ifndef SOL_NETLINK
@@ -229,61 +228,6 @@ static void kpc_sock_set_options(struct kpc_sock *ks, int timeout_ms)
 	nl_socket_disable_auto_ack(ks->nl);
 	nl_socket_enable_msg_peek(ks->nl);
 	nl_socket_set_msg_buf_size(ks->nl, KPC_MSG_BUF_SIZE);
-}
-
-/*
- * Privilege bracketing.  The kernel checks CAP_SYSLOG/CAP_SYS_ADMIN when a
- * request is sent or a group joined, against the thread doing it.  A
- * daemon that dropped its capabilities after setup but kept them
- * permitted (kprint_exporter) gets them raised for that one system call
- * and lowered again; for a process that has them effective anyway, or
- * not at all, this changes nothing.
- */
-struct kpc_caps {
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	uint32_t saved[_LINUX_CAPABILITY_U32S_3];
-	bool raised;
-};
-
-static int kpc_caps_call(int nr, struct __user_cap_data_struct *data)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-
-	return syscall(nr, &hdr, data);
-}
-
-static void kpc_caps_raise(struct kpc_caps *c)
-{
-	static const int wanted[] = { CAP_SYSLOG, CAP_SYS_ADMIN };
-	unsigned int i;
-
-	c->raised = false;
-	if (kpc_caps_call(SYS_capget, c->data))
-		return;
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		c->saved[i] = c->data[i].effective;
-	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		struct __user_cap_data_struct *d = &c->data[CAP_TO_INDEX(wanted[i])];
-		uint32_t bit = CAP_TO_MASK(wanted[i]);
-
-		if ((d->permitted & bit) && !(d->effective & bit)) {
-			d->effective |= bit;
-			c->raised = true;
-		}
-	}
-	if (c->raised && kpc_caps_call(SYS_capset, c->data))
-		c->raised = false;
-}
-
-static void kpc_caps_lower(struct kpc_caps *c)
-{
-	unsigned int i;
-
-	if (!c->raised)
-		return;
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		c->data[i].effective = c->saved[i];
-	kpc_caps_call(SYS_capset, c->data);
 }
 
 static int kpc_sock_add_membership(struct kpc_sock *ks, int grp)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kpc_parse.h"
 #include "kpc_text.h"
 #include "kpc_utf8.h"
 
@@ -101,14 +101,12 @@ static int kpc_sgr_append(char *params, size_t size, int code)
 static int kpc_color_vga(const char *spec, char *params, size_t size)
 {
 	const char *digits = spec + 2;
-	unsigned long attr;
+	uint64_t attr;
 	int err = 0;
 
-	/* One or two hex digits, nothing else (strtoul would take " +1"). */
-	if (!isxdigit((unsigned char)digits[0]) ||
-	    (digits[1] && (!isxdigit((unsigned char)digits[1]) || digits[2])))
+	/* One or two hex digits, nothing else. */
+	if (strlen(digits) > 2 || kpc_parse_u64(digits, 16, 0xff, &attr))
 		return -EINVAL;
-	attr = strtoul(digits, NULL, 16);
 
 	if (attr & 0x80)
 		err = kpc_sgr_append(params, size, 5);

@@ -29,6 +29,7 @@
 
 #include <linux/kprint.h>
 
+#include "kpc_parse.h"
 #include "kpc_sock.h"
 
 struct kpb_count {
@@ -61,20 +62,10 @@ static int kpb_count_msg(struct nlmsghdr *nlh, void *ctx)
 	return 0;
 }
 
-static int kpb_parse(const char *s, unsigned long long max,
-		     unsigned long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || end == s || *end || *v > max ? -EINVAL : 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct kpc_sock_opts opts = { .group = KPRINT_MCGRP_RECORDS, .nonblock = true };
-	unsigned long long want, idle_ms, rcvbuf;
+	uint64_t want, idle_ms, rcvbuf;
 	struct kpb_count c = { 0 };
 	struct kpc_sock *ks;
 	struct rusage ru;
@@ -82,13 +73,13 @@ int main(int argc, char **argv)
 	int err, argi = 1;
 
 	if (argc == 5 && !strcmp(argv[1], "--rcvbuf")) {
-		if (kpb_parse(argv[2], 1 << 30, &rcvbuf))
+		if (kpc_parse_u64(argv[2], 10, 1 << 30, &rcvbuf))
 			goto usage;
 		opts.rcvbuf = rcvbuf;
 		argi = 3;
 	}
-	if (argc - argi != 2 || kpb_parse(argv[argi], UINT64_MAX, &want) ||
-	    kpb_parse(argv[argi + 1], 3600000, &idle_ms) || !idle_ms)
+	if (argc - argi != 2 || kpc_parse_u64(argv[argi], 10, UINT64_MAX, &want) ||
+	    kpc_parse_u64(argv[argi + 1], 10, 3600000, &idle_ms) || !idle_ms)
 		goto usage;
 
 	err = kpc_sock_open(&opts, &ks);

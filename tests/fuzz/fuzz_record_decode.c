@@ -20,11 +20,14 @@
  * the number of records passed on, or the callback's error, and -EBADMSG
  * only for a message too short for a genl header.  Each record then goes
  * through what readers do with it: kpc_record_dup() must copy it exactly,
- * kpc_json_record() must give strict UTF-8 JSON that json-c parses back,
+ * kpc_json_record_print() must give one line of strict UTF-8 JSON that
+ * json-c parses back,
  * and kpc_text_print() without colors one line free of control bytes.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -98,27 +101,34 @@ static void check_dup(const struct kpc_record *rec)
 
 static void check_json(const struct kpc_record *rec)
 {
-	struct json_object *o = kpc_json_record(rec), *back, *seq;
+	struct json_object *back, *seq;
 	struct json_tokener *tok;
-	const char *s;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	fuzz_assert(o, "kpc_json_record() failed");
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	fuzz_assert(s && fuzz_utf8_valid(s, strlen(s)), "JSON is not UTF-8: %s", s);
+	f = open_memstream(&s, &len);
+	fuzz_assert(f, "open_memstream");
+	fuzz_assert(!kpc_json_record_print(f, rec), "kpc_json_record_print() failed");
+	fclose(f);
+	fuzz_assert(len && s[len - 1] == '\n' && !memchr(s, '\n', len - 1),
+		    "not one line: %s", s);
+	len--;
+	fuzz_assert(fuzz_utf8_valid(s, len), "JSON is not UTF-8: %s", s);
 
 	tok = json_tokener_new();
 	fuzz_assert(tok, "no tokener");
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	back = json_tokener_parse_ex(tok, s, strlen(s));
+	back = json_tokener_parse_ex(tok, s, len);
 	fuzz_assert(back && json_tokener_get_error(tok) == json_tokener_success &&
+		    json_tokener_get_parse_end(tok) == len &&
 		    json_object_is_type(back, json_type_object),
 		    "json-c does not parse it back: %s", s);
 	fuzz_assert(json_object_object_get_ex(back, "seq", &seq) &&
 		    json_object_get_uint64(seq) == rec->seq, "seq lost: %s", s);
 	json_object_put(back);
 	json_tokener_free(tok);
-	json_object_put(o);
+	free(s);
 }
 
 static void check_text(const struct kpc_record *rec)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * JSON output: strings are made valid UTF-8 (compared with what Python's
- * "replace" decoding gives), every line parses back with json-c, and the
+ * "replace" decoding gives), the record writer writes byte for byte what
+ * json-c would (a json-c oracle), every line parses back with json-c, and the
  * lines validate against schema/record.schema.json with python3-jsonschema
  * (tests/unit/validate_json.py), which must also reject broken ones; the
  * same for per-format counts and schema/formats.schema.json.
@@ -77,6 +78,67 @@ static struct kpc_record nasty_record(uint64_t seq, unsigned int level,
 	return rec;
 }
 
+/*
+ * The oracle: the record built as a json-c object, key by key, as libkpc
+ * once printed it.  kpc_json_record_write() must write the same bytes.
+ */
+static struct json_object *oracle_record(const struct kpc_record *rec)
+{
+	struct json_object *obj, *args;
+	char format_id[17];
+	unsigned int i;
+	bool ok = true;
+
+	obj = json_object_new_object();
+	if (!obj)
+		return NULL;
+
+	/* A string: JSON numbers are doubles to many readers, ids are 64-bit. */
+	snprintf(format_id, sizeof(format_id), "%016" PRIx64, rec->format_id);
+
+	ok = ok && kpc_json_add(obj, "seq", json_object_new_uint64(rec->seq));
+	ok = ok && kpc_json_add(obj, "level",
+				json_object_new_string(kpc_level_name(rec->level)));
+	ok = ok && kpc_json_add(obj, "level_num", json_object_new_int(rec->level));
+	ok = ok && kpc_json_add(obj, "class",
+				json_object_new_string(kpc_class_name(rec->class)));
+	ok = ok && kpc_json_add(obj, "ts_mono_ns",
+				json_object_new_uint64(rec->ts_mono_ns));
+	ok = ok && kpc_json_add(obj, "ts_real_ns",
+				json_object_new_uint64(rec->ts_real_ns));
+	ok = ok && kpc_json_add(obj, "cpu", json_object_new_int64(rec->cpu));
+	ok = ok && kpc_json_add(obj, "pid", json_object_new_int64(rec->pid));
+	ok = ok && kpc_json_add(obj, "comm", kpc_json_string(rec->comm));
+	ok = ok && kpc_json_add(obj, "file", kpc_json_string(rec->file));
+	ok = ok && kpc_json_add(obj, "line", json_object_new_int64(rec->line));
+	ok = ok && kpc_json_add(obj, "function", kpc_json_string(rec->function));
+	ok = ok && kpc_json_add(obj, "subsystem", kpc_json_string(rec->subsystem));
+	ok = ok && kpc_json_add(obj, "module", kpc_json_string(rec->module));
+	ok = ok && kpc_json_add(obj, "format", kpc_json_string(rec->format));
+	ok = ok && kpc_json_add(obj, "format_id", json_object_new_string(format_id));
+	if (ok) {
+		args = json_object_new_array_ext(rec->nargs);
+		ok = kpc_json_add(obj, "args", args);
+		for (i = 0; ok && i < rec->nargs; i++) {
+			struct json_object *arg = kpc_json_string(rec->args[i]);
+
+			ok = arg && !json_object_array_add(args, arg);
+			if (!ok)
+				json_object_put(arg);
+		}
+	}
+	ok = ok && kpc_json_add(obj, "text", kpc_json_string(rec->text));
+	ok = ok && kpc_json_add(obj, "block_id",
+				json_object_new_uint64(rec->block_id));
+	ok = ok && kpc_json_add(obj, "flags", json_object_new_int64(rec->flags));
+
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 /* The line kpc_json_print() writes for obj; caller frees. */
 static char *print_line(struct json_object *obj)
 {
@@ -86,6 +148,22 @@ static char *print_line(struct json_object *obj)
 
 	kpc_json_print(f, obj);
 	fclose(f);
+	return buf;
+}
+
+/* The line kpc_json_record_print() writes for rec; caller frees. */
+static char *record_print_line(const struct kpc_record *rec)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err = kpc_json_record_print(f, rec);
+
+	fclose(f);
+	if (err) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 
@@ -102,14 +180,14 @@ static void test_record(void)
 {
 	struct kpc_record rec = nasty_record(18446744073709551615ULL,
 					     KPRINT_LEVEL_WARNING, KPRINT_CLASS_SETTING);
-	struct json_object *obj = kpc_json_record(&rec), *back, *v;
+	struct json_object *back, *v;
 	char *line, *clean;
 	const char *s;
 	size_t i;
 	int raw_ctl = 0;
 
-	tap_ok(obj != NULL, "a record with nasty strings becomes a JSON object");
-	line = print_line(obj);
+	line = record_print_line(&rec);
+	tap_ok(line != NULL, "a record with nasty strings becomes a JSON line");
 	for (i = 0; line[i] && line[i] != '\n'; i++)
 		raw_ctl |= (unsigned char)line[i] < 0x20;
 	tap_ok(!raw_ctl && line[i] == '\n' && line[i + 1] == '\0',
@@ -155,7 +233,6 @@ static void test_record(void)
 	       "u32 fields are unsigned");
 
 	json_object_put(back);
-	json_object_put(obj);
 	free(line);
 }
 
@@ -211,11 +288,8 @@ static int validate(const char *validator, const char *schema,
 static char *record_line(uint64_t seq, unsigned int level, unsigned int class)
 {
 	struct kpc_record rec = nasty_record(seq, level, class);
-	struct json_object *obj = kpc_json_record(&rec);
-	char *line = print_line(obj);
 
-	json_object_put(obj);
-	return line;
+	return record_print_line(&rec);
 }
 
 /* Swap the first occurrence of from in line for to. */
@@ -402,10 +476,52 @@ static void test_format_count(void)
 		free(lines[i]);
 }
 
+/* The line kpc_json_print_put() writes for obj, which it releases. */
+static char *print_put_line(struct json_object *obj)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err = kpc_json_print_put(f, obj);
+
+	fclose(f);
+	if (err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* A source's summary line: every key, and why when not attached. */
+static void test_format_summary(void)
+{
+	struct kprint_counter_totals t = {
+		.kprint_records = 7, .kprint_overflow = 1,
+		.printk_calls = 18446744073709551615ULL, .printk_overflow = 0,
+	};
+	struct kpc_bpf_hook_status up = { .attached = true };
+	struct kpc_bpf_hook_status down = { .attached = false, .why = "no \xff fentry" };
+	char *line;
+
+	line = print_put_line(kpc_json_format_summary(KPC_BPF_KPRINT, &t, 3, 4096, &up));
+	tap_ok(line && !strcmp(line, "{\"source\":\"kprint\",\"total\":7,\"overflow\":1,"
+			       "\"formats\":3,\"max_formats\":4096,\"attached\":true}\n"),
+	       "a source's summary: totals of its hook, formats, max_formats, attached");
+	free(line);
+	line = print_put_line(kpc_json_format_summary(KPC_BPF_PRINTK, &t, 0, 10, &down));
+	tap_ok(line && !strcmp(line, "{\"source\":\"printk\",\"total\":18446744073709551615,"
+			       "\"overflow\":0,\"formats\":0,\"max_formats\":10,"
+			       "\"attached\":false,\"skipped\":\"no " FFFD " fentry\"}\n"),
+	       "a detached source's summary says why, made valid UTF-8");
+	free(line);
+	tap_ok(kpc_json_print_put(stdout, NULL) == -ENOMEM,
+	       "kpc_json_print_put() of a failed build is -ENOMEM");
+}
+
 /* kpc_json_record_write() against json-c, byte for byte. */
 static void check_write(const struct kpc_record *rec, const char *what)
 {
-	struct json_object *obj = kpc_json_record(rec);
+	struct json_object *obj = oracle_record(rec);
 	const char *want = obj ? json_object_to_json_string_ext(obj,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
 	char *got = NULL;
@@ -451,14 +567,32 @@ static void test_record_write(void)
 	check_write(&rec, "no arguments, zeros");
 }
 
+/* A full disk is an error, not a line silently lost. */
+static void test_record_print_error(void)
+{
+	struct kpc_record rec = nasty_record(1, KPRINT_LEVEL_ERR, KPRINT_CLASS_NONE);
+	FILE *f = fopen("/dev/full", "w");
+
+	if (!f) {
+		tap_skip("kpc_json_record_print() on a full device (no /dev/full)");
+		return;
+	}
+	setvbuf(f, NULL, _IONBF, 0);
+	tap_ok(kpc_json_record_print(f, &rec) == -EIO,
+	       "kpc_json_record_print() on a full device says -EIO");
+	fclose(f);
+}
+
 int main(void)
 {
 	make_nasty();
 	test_sanitize();
 	test_record();
 	test_record_write();
+	test_record_print_error();
 	test_lost_and_stats();
 	test_schema();
 	test_format_count();
+	test_format_summary();
 	return tap_done();
 }

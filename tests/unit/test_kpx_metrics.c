@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpx_metric_defs[], where every metric of /metrics is named and explained
+ * once: each entry is complete and well formed for the exposition format,
+ * no name is used twice, and a rendered page (a replay's: no kernel, no
+ * BPF) has exactly the table's families, each HELP and TYPE from the table
+ * and its samples right after them.
+ */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpx.h"
+#include "test_kpc_tap.h"
+
+static void test_table(void)
+{
+	unsigned int i, j, bad = 0, dup = 0;
+	regex_t name_re;
+
+	regcomp(&name_re, "^[a-zA-Z_:][a-zA-Z0-9_:]*$", REG_EXTENDED | REG_NOSUB);
+	for (i = 0; i < KPX_NR_METRICS; i++) {
+		const struct kpx_metric_def *d = &kpx_metric_defs[i];
+		bool counter;
+
+		if (!d->name || !d->type || !d->help) {
+			printf("# metric %u is incomplete\n", i);
+			bad++;
+			continue;
+		}
+		counter = !strcmp(d->type, "counter");
+		if (regexec(&name_re, d->name, 0, NULL, 0) || strncmp(d->name, "kprint_", 7) ||
+		    (!counter && strcmp(d->type, "gauge")) ||
+		    counter != (strlen(d->name) > 6 &&
+				!strcmp(d->name + strlen(d->name) - 6, "_total")) ||
+		    !*d->help || strpbrk(d->help, "\\\n")) {
+			printf("# metric %s is malformed\n", d->name);
+			bad++;
+		}
+		for (j = 0; j < i; j++)
+			dup += kpx_metric_defs[j].name && !strcmp(kpx_metric_defs[j].name, d->name);
+	}
+	regfree(&name_re);
+	tap_ok(!bad, "all %d metrics have a Prometheus name with the kprint_ prefix, a type"
+	       " (counters and only they end in _total) and a one-line HELP", KPX_NR_METRICS);
+	tap_ok(!dup, "no metric name is declared twice");
+}
+
+/* The table entry named name, or -1. */
+static int lookup(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < KPX_NR_METRICS; i++)
+		if (strlen(kpx_metric_defs[i].name) == len &&
+		    !strncmp(kpx_metric_defs[i].name, name, len))
+			return i;
+	return -1;
+}
+
+static void test_page(void)
+{
+	struct kpx_metrics m = { .lock = PTHREAD_MUTEX_INITIALIZER, .max_series = 10 };
+	unsigned int seen[KPX_NR_METRICS] = { 0 }, i, unknown = 0, wrong = 0, orphans = 0;
+	struct kpx_store store;
+	char *page, *line, *save;
+	int current = -1;
+	size_t len;
+
+	if (kpx_store_init(&store, 4)) {
+		tap_ok(0, "a store for the page");
+		return;
+	}
+	store.replay = true;
+	m.store = &store;
+	page = kpx_metrics_render(&m, &len);
+	tap_ok(page != NULL, "a replay's /metrics page renders");
+	for (line = strtok_r(page, "\n", &save); page && line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "# HELP ", 7)) {
+			const char *name = line + 7, *sp = strchr(name, ' ');
+			char want[1024];
+
+			current = sp ? lookup(name, sp - name) : -1;
+			if (current < 0) {
+				printf("# not in the table: %s\n", line);
+				unknown++;
+				continue;
+			}
+			seen[current]++;
+			snprintf(want, sizeof(want), "%s", kpx_metric_defs[current].help);
+			wrong += strcmp(sp + 1, want) != 0;
+		} else if (!strncmp(line, "# TYPE ", 7)) {
+			char want[256];
+
+			snprintf(want, sizeof(want), "# TYPE %s %s",
+				 current >= 0 ? kpx_metric_defs[current].name : "?",
+				 current >= 0 ? kpx_metric_defs[current].type : "?");
+			wrong += strcmp(line, want) != 0;
+		} else {
+			size_t n = strcspn(line, "{ ");
+
+			/* A sample belongs to the family whose HELP came last. */
+			if (current < 0 || lookup(line, n) != current) {
+				printf("# sample outside its family: %s\n", line);
+				orphans++;
+			}
+		}
+	}
+	for (i = 0; i < KPX_NR_METRICS; i++) {
+		bool kernel = i == KPX_M_KERNEL_UP || i == KPX_M_KERNEL_RECORDS ||
+			      i == KPX_M_KERNEL_OVERWRITTEN;
+
+		/* A replay has no kernel to ask: its kprint_kernel_* are left out. */
+		if (seen[i] != (kernel ? 0u : 1u)) {
+			printf("# %s: %u HELP lines\n", kpx_metric_defs[i].name, seen[i]);
+			wrong++;
+		}
+	}
+	tap_ok(page && !unknown && !wrong && !orphans,
+	       "the page has each family of the table once (the kernel's left out in a replay),"
+	       " HELP and TYPE as declared, every sample after its own family's");
+	free(page);
+	kpx_store_fini(&store);
+}
+
+int main(void)
+{
+	test_table();
+	test_page();
+	return tap_done();
+}
