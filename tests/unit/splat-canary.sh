@@ -8,24 +8,13 @@
 # may fail, for that splat; the guest as a whole must not fail for it
 # again.  The inner run's lines are shown as comments, so that its own
 # "ok"/"not ok" are not counted as ours.
-set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-fails=0
-ok() { echo "ok - $*"; }
-not_ok() {
-	echo "not ok - $*"
-	fails=$((fails + 1))
-}
-# check WHAT CMD...: CMD's exit status decides.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
+# The e2e helpers (check, finish) serve here too: nothing in them needs
+# the guest.
+. tests/e2e/lib.sh
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$WORK/canary.log
 tests/run --vm --groups tests/vm/canary/groups >"$log" 2>&1
 rc=$?
 sed 's/^/# canary: /' "$log"
@@ -45,4 +34,4 @@ check "the passing test after the splat is not charged" \
 check "the guest is not failed again for a splat already charged" \
 	bash -c "! grep -q 'outside any test' '$log'"
 check "the totals: 3 passed, 1 failed" grep -qx '3 passed, 1 failed' "$log"
-[ $fails -eq 0 ]
+finish
