@@ -3,7 +3,10 @@
 # kprint: structured kernel messages, counted per format.
 #
 #   make          build the module, the BPF counters and the CLI (installs deps)
-#   make check    host unit tests, then every VM test; ends "N passed, N failed"
+#   make check    host unit tests, then every VM test (a guest per group of
+#                 tests/vm/groups); each test's wall time, the total, and
+#                 last "N passed, N failed" (docs/testing.md)
+#   make soak     the same tests with their long loop sizes (KPRINT_SOAK=1)
 #   make run      boot the guest with kprint, the exporter and a demo source,
 #                 serve the exporter on http://127.0.0.1:9464 (RUN_PORT=N for
 #                 another host port), show live records until Ctrl-C
@@ -29,7 +32,7 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel bpf exporter check unit vmtest run clean generate
+.PHONY: all deps kernel bpf exporter check unit vmtest soak run clean generate
 
 all: kernel bpf exporter
 
@@ -59,6 +62,11 @@ unit: all
 
 vmtest: all
 	$(Q)tests/run --vm
+
+# The long versions of the sized tests: more reload cycles, longer steady
+# rates, more fuzzing; docs/testing.md has the sizes and what they gave.
+soak: all
+	$(Q)KPRINT_SOAK=1 tests/run
 
 # The exporter's port in the guest is forwarded to the host's loopback only
 # (tests/vm/run binds every forward to 127.0.0.1); RUN_PORT picks the host

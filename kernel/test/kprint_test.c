@@ -19,6 +19,9 @@
  *               then a flushed block of N lines
  *               "kprint_test irq block line %u of %u"
  *   printk      N legacy printk()s "kprint_test legacy printk %d"
+ *   canary      one WARN() "kprint_test canary N": a deliberate splat, for
+ *               the test that proves tests/vm/suite charges a splat to the
+ *               test during which it appeared (tests/unit/splat-canary.sh)
  *
  * steady takes RATE:SECONDS and emits RATE records a second,
  * "kprint_test steady %u" (0, 1, ...), evenly in 10 ms ticks, for SECONDS:
@@ -398,6 +401,19 @@ static int kprint_test_set_printk(const char *val,
 	return 0;
 }
 
+static int kprint_test_set_canary(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	WARN(1, "kprint_test canary %u\n", n);
+	return 0;
+}
+
 #define KPRINT_TEST_PARAM(name, desc)					\
 	static const struct kernel_param_ops kprint_test_##name##_ops = { \
 		.set = kprint_test_set_##name,				\
@@ -417,6 +433,7 @@ KPRINT_TEST_PARAM(emit_irq,
 		  "Write N: N records and a block of N lines from hard irq context");
 KPRINT_TEST_PARAM(printk, "Write N: N legacy printk() calls");
 KPRINT_TEST_PARAM(steady, "Write RATE:SECONDS: RATE records a second for SECONDS");
+KPRINT_TEST_PARAM(canary, "Write N: WARN() once, a deliberate splat for the test harness");
 
 static int __init kprint_test_init(void)
 {

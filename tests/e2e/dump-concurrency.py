@@ -18,24 +18,18 @@ answers as before (and tests/vm/run fails the run on any splat).
 """
 import random
 import socket
-import subprocess
 import sys
 import threading
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
+from lib import check, finish, load_test_module  # noqa: E402
 from kpnl import K  # noqa: E402
 
 PER_CPU = 4000
-failures = 0
 lock = threading.Lock()
 problems = []
 
-
-def check(what, cond, detail=""):
-    global failures
-    print(("ok - " if cond else "not ok - ") + what + (f" ({detail})" if detail and not cond else ""))
-    failures += not cond
 
 
 def whole(rec):
@@ -53,7 +47,7 @@ def problem(msg):
         problems.append(msg)
 
 
-subprocess.run(["insmod", "kernel/test/kprint_test.ko"], check=True)
+load_test_module()
 stop = threading.Event()
 counts = {"dumps": 0, "dumped": 0, "closed": 0, "notified": 0}
 
@@ -147,4 +141,4 @@ check("every record seen was whole, and sequences never went back",
 g = kpnl.Genl()
 s = g.emit(6, "after the storm %d", ["1"])
 check("the kernel still stores and dumps", [r["text"] for r in g.dump(s)] == ["after the storm 1"])
-sys.exit(1 if failures else 0)
+finish()

@@ -10,15 +10,10 @@ import sys
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
+from lib import check, finish  # noqa: E402
 from kpnl import K, nla, nla_nest, nla_str, nla_u32, nla_u64  # noqa: E402
 
-failures = 0
 
-
-def check(what, cond, detail=""):
-    global failures
-    print(("ok - " if cond else "not ok - ") + what + (f" ({detail})" if detail and not cond else ""))
-    failures += not cond
 
 
 g = kpnl.Genl()
@@ -89,4 +84,4 @@ out = subprocess.run(["kprint", "emit", "--level", "err", "two %d %d", "1"],
                      capture_output=True, text=True)
 check("the CLI fails on a refused emit", out.returncode != 0)
 check("the CLI prints the kernel's extack message", "arg" in out.stderr.lower(), out.stderr.strip())
-sys.exit(1 if failures else 0)
+finish()

@@ -7,34 +7,15 @@
 # ring (16 MiB here) held them all.
 . "$(dirname "$0")/lib.sh"
 
-PORT=9464
-URL=http://127.0.0.1:$PORT
 K=100	# table emissions in the burst
 
 # A ring that certainly holds the whole burst.
-rmmod kprint && insmod kernel/kprint.ko ring_size=$((16 << 20))
+reload_kprint ring_size=$((16 << 20))
 check_eq "kprint.ko reloaded with a 16 MiB ring" $? 0
 load_test_module
 size=$(cat $TEST_PARAMS/table_size)
 
-get() {
-	curl -s -g --max-time 30 -o "$WORK/body" -w '%{http_code}' "$URL$1"
-}
-
-metric() {
-	awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-		END { if (!f) print "absent" }' "$WORK/body"
-}
-
-kprint_exporter --listen 127.0.0.1:$PORT --rcvbuf 4096 --records 100000 \
-	2>"$WORK/exporter.err" &
-exporter=$!
-for ((i = 0; i < 3000; i++)); do
-	[ "$(get /healthz 2>/dev/null)" = 200 ] && break
-	kill -0 $exporter 2>/dev/null || break
-	sleep 0.01
-done
-check_eq "the exporter answers /healthz" "$(get /healthz)" 200
+start_exporter --listen 127.0.0.1:$PORT --rcvbuf 4096 --records 100000 || finish
 wait_subscribers 1 || finish
 
 get /metrics >/dev/null
@@ -48,11 +29,8 @@ next=$(stat next_seq)
 check_eq "the burst stored $((K * size)) records" $((next - first)) $((K * size))
 
 want=$((received0 + next - first))
-for ((i = 0; i < 12000; i++)); do
-	get /metrics >/dev/null
-	[ "$(metric kprint_exporter_records_received_total)" -ge $want ] && break
-	sleep 0.01
-done
+WAIT_SECONDS=120 wait_for "the exporter receives the burst" \
+	eval '[ "$(scrape kprint_exporter_records_received_total)" -ge $want ]'
 check_eq "the exporter received every record of the burst" \
 	"$(metric kprint_exporter_records_received_total)" $want
 resyncs=$(metric kprint_exporter_resyncs_total)
@@ -81,8 +59,6 @@ done
 check_eq "/records pages hold seqs $first..$((next - 1)), each once" \
 	"$(md5sum <"$WORK/seqs")" "$(seq "$first" $((next - 1)) | md5sum)"
 
-kill -TERM $exporter
-wait $exporter
-check_eq "SIGTERM stops the exporter with status 0" $? 0
+stop_exporter
 check "the exporter said it overran" grep -q "socket overrun" "$WORK/exporter.err"
 finish

@@ -6,40 +6,17 @@
 # exactly once per emission, and there is still exactly one link per hook.
 . "$(dirname "$0")/lib.sh"
 
-PORT=9464
-URL=http://127.0.0.1:$PORT
 PIN=/sys/fs/bpf/kprint
 K=40
 load_test_module
 size=$(cat $TEST_PARAMS/table_size)
-
-get() {
-	curl -s -g --max-time 30 -o "$WORK/body" -w '%{http_code}' "$URL$1"
-}
-
-metric() {
-	awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-		END { if (!f) print "absent" }' "$WORK/body"
-}
-
-start_exporter() {
-	kprint_exporter --listen 127.0.0.1:$PORT 2>>"$WORK/exporter.err" &
-	exporter=$!
-	for ((i = 0; i < 6000; i++)); do
-		[ "$(get /healthz 2>/dev/null)" = 200 ] && return 0
-		kill -0 $exporter 2>/dev/null || break
-		sleep 0.01
-	done
-	not_ok "the exporter answers /healthz"
-	finish
-}
 
 # links: BPF links in the kernel (in this guest, only kprint's counters).
 links() {
 	bpftool -j link show | $PY -c 'import json, sys; print(len(json.load(sys.stdin)))'
 }
 
-start_exporter
+start_exporter --listen 127.0.0.1:$PORT || finish
 get /metrics >/dev/null
 bpf0=$(metric 'kprint_bpf_messages_total{source="kprint"}')
 links0=$(links)
@@ -54,7 +31,7 @@ wait $burst
 check_eq "the burst of $K tables finished" $? 0
 check "the pins outlived the exporter" test -e $PIN/kprint_formats -a -e $PIN/kprint_record_link
 
-start_exporter
+start_exporter --listen 127.0.0.1:$PORT || finish
 get /metrics >/dev/null
 check_eq "the BPF hook counted the whole burst, once" \
 	$(($(metric 'kprint_bpf_messages_total{source="kprint"}') - bpf0)) $((K * size))
@@ -72,7 +49,5 @@ total = sum(counts.values())
 print(("ok" if total == want else "not ok") +
       f" - 'kprint_test no args' counted {want} times, once per emission (got {total})")
 PY
-kill -TERM $exporter
-wait $exporter
-check_eq "the restarted exporter stops with status 0" $? 0
+stop_exporter "the restarted exporter stops with status 0"
 finish

@@ -12,38 +12,14 @@
 # capabilities), and following kprint.ko through a reload.
 . "$(dirname "$0")/lib.sh"
 
-PORT=9464
-URL=http://127.0.0.1:$PORT
 SYS_ADMIN=0000000000200000	# 1 << CAP_SYS_ADMIN (21)
 K=40	# table emissions in the burst
 
 # A ring that certainly holds the whole burst: nothing is lost for good.
-rmmod kprint && insmod kernel/kprint.ko ring_size=$((16 << 20))
+reload_kprint ring_size=$((16 << 20))
 check_eq "kprint.ko loaded with a 16 MiB ring" $? 0
 load_test_module
 size=$(cat $TEST_PARAMS/table_size)
-
-get() {
-	curl -s -g --max-time 30 -o "$WORK/body" -w '%{http_code}' "$URL$1"
-}
-
-metric() {
-	awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-		END { if (!f) print "absent" }' "$WORK/body"
-}
-
-# wait_for WHAT CMD...: poll CMD until it succeeds, for at most 60 s of
-# wall time (a curl alone can take seconds in the emulated guest).
-wait_for() {
-	local what=$1 end=$((SECONDS + 60))
-	shift
-	while ((SECONDS < end)); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	not_ok "$what within 60 s"
-	return 1
-}
 
 # caps_of PID: "CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs" of every
 # thread, one line each.
@@ -66,12 +42,8 @@ check_caps() {
 	[ "$n" -ge 6 ] || not_ok "$1: the exporter has its threads (main, ingest, watchdog, 4 HTTP; saw $n)"
 }
 
-received_is() { get /metrics >/dev/null; [ "$(metric kprint_exporter_records_received_total)" = "$1" ]; }
-
 # The default address: no --listen.
-kprint_exporter --rcvbuf 4096 --records 100000 2>"$WORK/exporter.err" &
-exporter=$!
-wait_for "the exporter answers /healthz" eval '[ "$(get /healthz)" = 200 ]' || finish
+start_exporter --rcvbuf 4096 --records 100000 || finish
 wait_subscribers 1 || finish
 
 check_caps "after setup"
@@ -104,9 +76,9 @@ check "with the burst's last record" grep -q "\"seq\":$((next - 1))," "$WORK/bod
 check_caps "after serving"
 
 # A reload: re-joining the group is the one thing CAP_SYS_ADMIN is kept for.
-rmmod kprint_test && rmmod kprint && insmod kernel/kprint.ko ring_size=$((16 << 20))
+reload_kprint ring_size=$((16 << 20))
 check_eq "kprint.ko unloaded and loaded again" $? 0
-wait_for "/healthz is 200 again after the reload" eval '[ "$(get /healthz)" = 200 ]'
+wait_for "/healthz is 200 again after the reload" healthy
 wait_subscribers 1
 kprint emit --level info "after the reload, caps dropped %d" 42 >/dev/null ||
 	not_ok "kprint emit after the reload"
@@ -117,9 +89,7 @@ check_eq "kprint_exporter_module_reloads_total is 1" "$(metric kprint_exporter_m
 check_eq "and the new module's counters read (kprint_kernel_up 1)" "$(metric kprint_kernel_up)" 1
 check_caps "after the reload"
 
-kill -TERM $exporter
-wait $exporter
-check_eq "SIGTERM stops it with status 0" $? 0
+stop_exporter "SIGTERM stops it with status 0"
 if grep -qi "permission\|not permitted" "$WORK/exporter.err"; then
 	not_ok "its log tells of no permission error: $(grep -i "permission\|not permitted" "$WORK/exporter.err" | head -3)"
 else

@@ -6,42 +6,12 @@
 # with a JSON reason and the daemon keeps serving; 404, 405, shutdown.
 . "$(dirname "$0")/lib.sh"
 
-PORT=9464
-URL=http://127.0.0.1:$PORT
 load_test_module
 
-# get PATH [CURL ARGS...]: the body in $WORK/body, the status on stdout.
-get() {
-	local path=$1
-	shift
-	curl -s -g --max-time 30 -o "$WORK/body" -D "$WORK/headers" -w '%{http_code}' "$@" "$URL$path"
-}
-
-kprint_exporter --listen 127.0.0.1:$PORT 2>"$WORK/exporter.err" &
-exporter=$!
-for ((i = 0; i < 3000; i++)); do
-	[ "$(get /healthz 2>/dev/null)" = 200 ] && break
-	kill -0 $exporter 2>/dev/null || break
-	sleep 0.01
-done
+start_exporter --listen 127.0.0.1:$PORT || finish
 check_eq "/healthz answers 200" "$(get /healthz)" 200
 check_eq "/healthz says ok" "$(cat "$WORK/body")" ok
 wait_subscribers 1 || finish
-
-# metric NAME_AND_LABELS: one sample's value from a /metrics page file.
-metric() {
-	$PY - "$1" "$2" <<'PY'
-import sys
-want, path = sys.argv[1], sys.argv[2]
-for line in open(path, encoding="utf-8"):
-    name, _, value = line.rstrip("\n").rpartition(" ")
-    if name == want:
-        print(value)
-        break
-else:
-    print("absent")
-PY
-}
 
 K=3
 size=$(cat $TEST_PARAMS/table_size)
@@ -54,11 +24,8 @@ wait_subscribers 2 || finish
 echo $K >$TEST_PARAMS/emit || not_ok "emit the table $K times"
 wait $mon || not_ok "monitor"
 want=$((received0 + K * size))
-for ((i = 0; i < 3000; i++)); do
-	get /metrics >/dev/null
-	[ "$(metric kprint_exporter_records_received_total "$WORK/body")" -ge $want ] && break
-	sleep 0.01
-done
+wait_for "the exporter receives the table" \
+	eval '[ "$(scrape kprint_exporter_records_received_total)" -ge $want ]'
 cp "$WORK/body" "$WORK/metrics.after"
 check_eq "the exporter received all $((K * size)) records" \
 	"$(metric kprint_exporter_records_received_total "$WORK/metrics.after")" $want
@@ -164,11 +131,8 @@ for key in printk:
 	"$WORK/series.py" "$WORK/metrics.odd"
 # The records just emitted reach /records before it is read below.
 want=$((want + 4))
-for ((i = 0; i < 3000; i++)); do
-	[ "$(metric kprint_exporter_records_received_total "$WORK/body")" -ge $want ] && break
-	sleep 0.01
-	get /metrics >/dev/null
-done
+wait_for "the exporter receives the injected records" \
+	eval '[ "$(scrape kprint_exporter_records_received_total)" -ge $want ]'
 check_eq "the exporter received the injected records too" \
 	"$(metric kprint_exporter_records_received_total "$WORK/body")" $want
 out=$(promtool check metrics <"$WORK/metrics.odd" 2>&1)
@@ -279,24 +243,14 @@ want = sorted([("none", "kprint-test", "kprint_test", int(sys.argv[2])),
                ("none", "kpx \"sub\"\\x", "user", 2), ("registered", "", "user", 1)])
 assert got == want, (got, want)' "$WORK/body" $K
 
-kill -TERM $exporter
-wait $exporter
-check_eq "SIGTERM stops the exporter with status 0" $? 0
+stop_exporter
 sed 's/^/# exporter: /' "$WORK/exporter.err" | head -20
 
 # Without BPF the rest still serves, and says so.
-kprint_exporter --no-bpf --listen 127.0.0.1:$PORT 2>"$WORK/exporter.err" &
-exporter=$!
-for ((i = 0; i < 3000; i++)); do
-	[ "$(get /healthz 2>/dev/null)" = 200 ] && break
-	kill -0 $exporter 2>/dev/null || break
-	sleep 0.01
-done
+start_exporter --no-bpf --listen 127.0.0.1:$PORT
 get /metrics >/dev/null
 check_eq "--no-bpf: kprint_bpf_up is 0" "$(metric kprint_bpf_up "$WORK/body")" 0
 check "--no-bpf: promtool accepts /metrics" promtool check metrics <"$WORK/body"
 check_eq "--no-bpf: /formats is 503" "$(get /formats)" 503
-kill -TERM $exporter
-wait $exporter
-check_eq "SIGTERM stops the exporter (--no-bpf) with status 0" $? 0
+stop_exporter "SIGTERM stops the exporter (--no-bpf) with status 0"
 finish

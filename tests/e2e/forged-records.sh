@@ -12,36 +12,10 @@
 # and the real record with that sequence number still arrives.
 . "$(dirname "$0")/lib.sh"
 
-PORT=9464
-URL=http://127.0.0.1:$PORT
 N=5	# forged datagrams
 TOKEN=forged-$$-$RANDOM
 
-get() {
-	curl -s -g --max-time 30 -o "$WORK/body" -w '%{http_code}' "$URL$1"
-}
-
-metric() {
-	awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-		END { if (!f) print "absent" }' "$WORK/body"
-}
-
-# wait_for WHAT CMD...: poll CMD until it succeeds, for at most 60 s of
-# wall time (a curl alone can take seconds in the emulated guest).
-wait_for() {
-	local what=$1 end=$((SECONDS + 60))
-	shift
-	while ((SECONDS < end)); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	not_ok "$what within 60 s"
-	return 1
-}
-
-kprint_exporter --listen 127.0.0.1:$PORT 2>"$WORK/exporter.err" &
-exporter=$!
-wait_for "the exporter answers /healthz" eval '[ "$(get /healthz)" = 200 ]' || finish
+start_exporter --listen 127.0.0.1:$PORT || finish
 wait_subscribers 1 || finish
 
 # The exporter's subscription: its netlink socket that joined the records
@@ -157,11 +131,9 @@ first=$(stat next_seq)
 echo 2 >$TEST_PARAMS/emit || not_ok "emit the test table twice"
 want=$((received0 + 1 + 2 * size))
 wait_for "the exporter receives the table" \
-	eval 'get /metrics >/dev/null; [ "$(metric kprint_exporter_records_received_total)" = $want ]'
+	eval '[ "$(scrape kprint_exporter_records_received_total)" = $want ]'
 check_eq "real records still flow: all $((2 * size)) of the test table arrive" \
 	"$(metric kprint_exporter_records_received_total)" $want
 
-kill -TERM $exporter
-wait $exporter
-check_eq "SIGTERM stops it with status 0" $? 0
+stop_exporter "SIGTERM stops it with status 0"
 finish

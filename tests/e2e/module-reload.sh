@@ -9,49 +9,18 @@
 # go on across the reload.
 . "$(dirname "$0")/lib.sh"
 
-PORT=9464
-URL=http://127.0.0.1:$PORT
 K1=20	# table emissions right before the unload
 K2=3	# table emissions right after the load
 load_test_module
 size=$(cat $TEST_PARAMS/table_size)
 
-# get PATH: the body in $WORK/body, the status on stdout.
-get() {
-	curl -s -g --max-time 30 -o "$WORK/body" -w '%{http_code}' "$URL$1"
-}
-
-# metric NAME_AND_LABELS: one sample's value from the last get's body.
-metric() {
-	awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-		END { if (!f) print "absent" }' "$WORK/body"
-}
-
-# wait_for WHAT CMD...: poll CMD until it succeeds, for at most 60 s.
-wait_for() {
-	local what=$1 i
-	shift
-	for ((i = 0; i < 6000; i++)); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	not_ok "$what within 60 s"
-	return 1
-}
-
 monitor_has() { grep -qF "$1" "$WORK/monitor.json"; }
-received_is() { get /metrics >/dev/null; [ "$(metric kprint_exporter_records_received_total)" = "$1" ]; }
 
-kprint monitor --json >"$WORK/monitor.json" 2>"$WORK/monitor.err" &
-monitor=$!
-kprint_exporter --listen 127.0.0.1:$PORT 2>"$WORK/exporter.err" &
-exporter=$!
-wait_for "the exporter answers /healthz" eval '[ "$(get /healthz)" = 200 ]' || finish
+start_monitor
+start_exporter --listen 127.0.0.1:$PORT || finish
 wait_subscribers 2 || finish
 
-get /metrics >/dev/null
-received0=$(metric kprint_exporter_records_received_total)
-bpf0=$(metric 'kprint_bpf_messages_total{source="kprint"}')
+counts_before
 first1=$(stat next_seq)
 
 # A burst, then the unload at once: whatever the notification worker had
@@ -142,9 +111,7 @@ kill -INT $monitor
 wait $monitor
 check_eq "SIGINT stops the monitor with status 0" $? 0
 check "the monitor said so on stderr" grep -q "loaded again" "$WORK/monitor.err"
-kill -TERM $exporter
-wait $exporter
-check_eq "SIGTERM stops the exporter with status 0" $? 0
+stop_exporter
 check "the exporter logged the unload and the load" \
 	grep -q "loaded again" "$WORK/exporter.err"
 finish

@@ -47,18 +47,19 @@ PY
 	# have overflowed; with a small one the worker may instead have
 	# skipped what the ring overwrote before sending it (a gap).
 	if [ "$name" = big-ring ]; then
-		check "$name: with -v, the overrun is reported on stderr" grep -q 'overran' "$WORK/$name.err"
+		check "$name: with -v, the overrun is reported on stderr ($(grep -c 'overran' "$WORK/$name.err") reports)" \
+			grep -q 'overran' "$WORK/$name.err"
 	else
 		check "$name: the loss is reported on stderr" grep -q 'lost' "$WORK/$name.err"
 	fi
 }
 
-rmmod kprint && insmod kernel/kprint.ko ring_size=4194304 printk=0 ||
+reload_kprint ring_size=4194304 printk=0 ||
 	{ not_ok "reload kprint with a 4 MiB ring"; finish; }
 load_test_module
 overrun_run big-ring 5000
 
-rmmod kprint_test && rmmod kprint && insmod kernel/kprint.ko ring_size=65536 printk=0 ||
+reload_kprint ring_size=65536 printk=0 ||
 	{ not_ok "reload kprint with a 64 KiB ring"; finish; }
 load_test_module
 overrun_run small-ring 20000

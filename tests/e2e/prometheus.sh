@@ -5,7 +5,7 @@
 # emitted with a test format; promtool accepts the page it scrapes.
 . "$(dirname "$0")/lib.sh"
 
-EXPORTER=127.0.0.1:9464
+EXPORTER=127.0.0.1:$PORT
 PROM=127.0.0.1:9090
 N=7	# odd: a doubled count can never pass for it
 FORMAT="kprint prometheus test $$ %d"
@@ -49,9 +49,7 @@ wait_http() {
 	return 1
 }
 
-kprint_exporter --listen $EXPORTER 2>"$WORK/exporter.err" &
-exporter=$!
-check "kprint_exporter answers /healthz" wait_http "http://$EXPORTER/healthz" $exporter 120
+WAIT_SECONDS=120 start_exporter --listen $EXPORTER || finish
 wait_subscribers 1 || finish
 
 # Prometheus writes only below $WORK (tmpfs): the guest's root is the

@@ -15,16 +15,10 @@ import jsonschema
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
+from lib import TEST_PARAMS as PARAMS, check, finish, load_test_module, write_param  # noqa: E402
 
-PARAMS = "/sys/module/kprint_test/parameters"
 TABLE = "kernel/test/kprint_test_table.h"
-failures = 0
 
-
-def check(what, cond, detail=""):
-    global failures
-    print(("ok - " if cond else "not ok - ") + what + ("" if cond or not detail else f" ({detail})"))
-    failures += not cond
 
 
 # index: (level, class, format, args); None args = checked by pattern below.
@@ -129,12 +123,7 @@ def wait_subscribed(group_id, count):
     return False
 
 
-def write_param(name, value):
-    with open(f"{PARAMS}/{name}", "w") as f:
-        f.write(str(value))
-
-
-subprocess.run(["insmod", "kernel/test/kprint_test.ko"], check=True)
+load_test_module()
 size = int(open(f"{PARAMS}/table_size").read())
 check(f"the test table has the {len(EXPECTED)} entries this test knows", size == len(EXPECTED),
       f"module says {size}")
@@ -221,4 +210,4 @@ for i, (rec, exp) in enumerate(zip(records, EXPECTED)):
     same = (d.get("text"), d.get("args"), d.get("format"), d.get("line")) == \
         (rec["text"], rec["args"], rec["format"], rec["line"])
     check(f"{tag}: the ring dump (raw netlink) has the same record", same)
-sys.exit(1 if failures else 0)
+finish()

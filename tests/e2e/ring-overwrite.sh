@@ -5,7 +5,7 @@
 # overwritten records reports exactly how many it lost.
 . "$(dirname "$0")/lib.sh"
 
-rmmod kprint && insmod kernel/kprint.ko ring_size=65536 printk=0 ||
+reload_kprint ring_size=65536 printk=0 ||
 	{ not_ok "reload kprint with a 64 KiB ring"; finish; }
 load_test_module
 flood=20000

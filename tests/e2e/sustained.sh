@@ -8,25 +8,15 @@
 # BPF hook counted.
 #
 # KPRINT_SUSTAINED_RATE (records/s, default 2000) and
-# KPRINT_SUSTAINED_SECONDS (default 20) set the load; tests/load/knee.sh
+# KPRINT_SUSTAINED_SECONDS (default 5 in make check, 120 in make soak) set
+# the load; tests/load/knee.sh
 # runs this at rising rates to find the highest one that holds.
 . "$(dirname "$0")/lib.sh"
 
 RATE=${KPRINT_SUSTAINED_RATE:-2000}
-SECONDS_=${KPRINT_SUSTAINED_SECONDS:-20}
+SECONDS_=${KPRINT_SUSTAINED_SECONDS:-$(sized 5 120)}
 N=$((RATE * SECONDS_))
-PORT=9464
-URL=http://127.0.0.1:$PORT
 lsmod | grep -q '^kprint_test ' || load_test_module
-
-get() {
-	curl -s -g --max-time 30 -o "$WORK/body" -w '%{http_code}' "$URL$1"
-}
-
-metric() {
-	awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-		END { if (!f) print "absent" }' "$WORK/body"
-}
 
 # drops: the Drops column summed over the records group's members.
 drops() {
@@ -39,21 +29,11 @@ drops() {
 	echo $sum
 }
 
-kprint_exporter --listen 127.0.0.1:$PORT 2>"$WORK/exporter.err" &
-exporter=$!
-kprint monitor --json -v >"$WORK/monitor.json" 2>"$WORK/monitor.err" &
-monitor=$!
-for ((i = 0; i < 6000; i++)); do
-	[ "$(get /healthz 2>/dev/null)" = 200 ] && break
-	kill -0 $exporter 2>/dev/null || break
-	sleep 0.01
-done
-check_eq "the exporter answers /healthz" "$(get /healthz)" 200
+start_monitor -v
+start_exporter --listen 127.0.0.1:$PORT || finish
 wait_subscribers 2 || finish
 
-get /metrics >/dev/null
-received0=$(metric kprint_exporter_records_received_total)
-bpf0=$(metric 'kprint_bpf_messages_total{source="kprint"}')
+counts_before
 records0=$(stat records)
 first=$(stat next_seq)
 drops0=$(drops)
@@ -66,12 +46,10 @@ check "the emitter kept the pace ($N records in $took_ms ms)" \
 	[ $took_ms -lt $((SECONDS_ * 2000)) ]
 
 # Everything was emitted; now wait for both readers to have it.
-for ((i = 0; i < 6000; i++)); do
-	get /metrics >/dev/null
-	[ "$(metric kprint_exporter_records_received_total)" -ge $((received0 + N)) ] &&
-		grep -q "\"seq\":$((first + N - 1))," "$WORK/monitor.json" && break
-	sleep 0.01
-done
+wait_for "both readers have every record" eval \
+	'[ "$(scrape kprint_exporter_records_received_total)" -ge $((received0 + N)) ] &&
+	 grep -q "\"seq\":$((first + N - 1))," "$WORK/monitor.json"'
+get /metrics >/dev/null
 check_eq "the module stored $N records" $(($(stat records) - records0)) $N
 check_eq "the exporter received exactly them" \
 	$(($(metric kprint_exporter_records_received_total) - received0)) $N
@@ -99,8 +77,6 @@ print(("ok" if seqs == want else "not ok") +
       f" - the monitor printed seqs {first}..{first + n - 1}, each once, in order (got {len(seqs)})")
 print(("ok" if steady == n else "not ok") + f" - all {n} of them the steady records (got {steady})")
 PY
-kill -TERM $exporter
-wait $exporter
-check_eq "the exporter stops with status 0" $? 0
+stop_exporter "the exporter stops with status 0"
 echo "# sustained: $RATE records/s for $SECONDS_ s held: $N records, 0 gaps, 0 drops" >&2
 finish
