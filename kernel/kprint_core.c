@@ -218,7 +218,7 @@ static void kprint_trace(const struct kprint_rec *rec)
 	const char *tags = kprint_rec_tags(rec, &len);
 
 	kprint_trace_record(kprint_rec_format(rec), rec->format_id, rec->level,
-			    rec->class, tags, kprint_fnv1a64(tags, len));
+			    rec->class, tags, kprint_fnv1a64_mem(tags, len));
 }
 
 __printf(2, 3)

@@ -49,13 +49,13 @@ static u64 kprint_site_format_id(struct kprint_site *site)
 
 	/* Racing first users compute the same value; either store wins. */
 	if (unlikely(!id)) {
-		id = kprint_fnv1a64(site->format, strlen(site->format));
+		id = kprint_fnv1a64(site->format);
 		WRITE_ONCE(site->format_id, id);
 	}
 	return id;
 #else
 	/* A torn 64-bit read would hand out a wrong id: don't cache. */
-	return kprint_fnv1a64(site->format, strlen(site->format));
+	return kprint_fnv1a64(site->format);
 #endif
 }
 

@@ -166,7 +166,7 @@ static int kprint_nl_emit_build(struct kprint_builder *b, struct nlattr **tb,
 
 	kprint_rec_begin(b, nla_get_u32(tb[KPRINT_RECORD_A_LEVEL]), class,
 			 KPRINT_RECORD_F_USER);
-	b->rec->format_id = kprint_fnv1a64(fmt, strlen(fmt));
+	b->rec->format_id = kprint_fnv1a64(fmt);
 	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
 	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, "");
 	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,

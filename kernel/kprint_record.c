@@ -199,27 +199,3 @@ void kprint_rec_end(struct kprint_builder *b)
 	memset(b->pos, 0, end - b->pos);
 	rec->len = end - (char *)rec;
 }
-
-/**
- * kprint_fnv1a64() - FNV-1a 64 of some bytes
- * @p: the bytes
- * @len: how many
- *
- * A format id is this over the format's bytes without its NUL (as the UAPI
- * header defines it); a tags id over the subsystem and module with both
- * NULs.
- *
- * Context: Any context.
- * Return: the hash.
- */
-u64 kprint_fnv1a64(const void *p, size_t len)
-{
-	const u8 *b = p;
-	u64 h = KPRINT_FNV1A64_OFFSET;
-
-	while (len--) {
-		h ^= *b++;
-		h *= KPRINT_FNV1A64_PRIME;
-	}
-	return h;
-}

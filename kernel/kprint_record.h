@@ -13,6 +13,7 @@
 #include <linux/build_bug.h>
 #include <linux/kprint.h>
 #include <linux/types.h>
+#include <kprint_fnv1a.h>
 
 /**
  * DOC: kprint record layout
@@ -250,6 +251,5 @@ char *kprint_rec_text_tail(struct kprint_builder *b, size_t *room);
 void kprint_rec_text_advance(struct kprint_builder *b, size_t len);
 void kprint_rec_end(struct kprint_builder *b);
 
-u64 kprint_fnv1a64(const void *p, size_t len);
 
 #endif /* _KPRINT_RECORD_H */

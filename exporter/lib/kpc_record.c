@@ -5,6 +5,7 @@
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 
+#include "kprint_fnv1a.h"
 #include "kpc_genl.h"
 #include "kpc_record.h"
 
@@ -66,14 +67,7 @@ int kpc_class_parse(const char *name)
 
 uint64_t kpc_format_id(const char *fmt)
 {
-	const unsigned char *p = (const unsigned char *)fmt;
-	uint64_t hash = KPRINT_FNV1A64_OFFSET;
-
-	while (*p) {
-		hash ^= *p++;
-		hash *= KPRINT_FNV1A64_PRIME;
-	}
-	return hash;
+	return kprint_fnv1a64(fmt);
 }
 
 /*
