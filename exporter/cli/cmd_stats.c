@@ -11,16 +11,8 @@ static int kprint_stats_print(const struct kprint_opts *o,
 {
 	unsigned int i;
 
-	if (o->json) {
-		struct json_object *obj = kpc_json_stats(st);
-		int err;
-
-		if (!obj)
-			return -ENOMEM;
-		err = kpc_json_print(stdout, obj);
-		json_object_put(obj);
-		return err;
-	}
+	if (o->json)
+		return kpc_json_print_put(stdout, kpc_json_stats(st));
 
 	for (i = 0; i < kpc_stats_nfields; i++) {
 		const struct kpc_stats_field *f = &kpc_stats_fields[i];
