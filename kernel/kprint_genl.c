@@ -80,6 +80,22 @@ const struct nla_policy kprint_nl_emit_record_policy[KPRINT_RECORD_A_MAX + 1] = 
 		.type = NLA_REJECT,
 		.reject_message = "flags are set by the kernel",
 	},
+	[KPRINT_RECORD_A_SOURCE] = {
+		.type = NLA_REJECT,
+		.reject_message = "source is set by the kernel",
+	},
+	[KPRINT_RECORD_A_DEVICE] = {
+		.type = NLA_REJECT,
+		.reject_message = "device cannot be injected",
+	},
+	[KPRINT_RECORD_A_FACILITY] = {
+		.type = NLA_REJECT,
+		.reject_message = "facility cannot be injected",
+	},
+	[KPRINT_RECORD_A_CONTINUES] = {
+		.type = NLA_REJECT,
+		.reject_message = "continuations cannot be injected",
+	},
 };
 
 /* KPRINT_CMD_RECORD_GET - dump */

@@ -59,7 +59,11 @@ static inline size_t kprint_record_nest_max_size(void)
 	       KPRINT_ARGS_MAX * nla_total_size(255 + 1) +	/* arg */
 	       nla_total_size(1023 + 1) +			/* text */
 	       nla_total_size_64bit(sizeof(u64)) +		/* block_id */
-	       nla_total_size(sizeof(u32));			/* flags */
+	       nla_total_size(sizeof(u32)) +			/* flags */
+	       nla_total_size(sizeof(u32)) +			/* source */
+	       nla_total_size(47 + 1) +				/* device */
+	       nla_total_size(sizeof(u32)) +			/* facility */
+	       nla_total_size_64bit(sizeof(u64));		/* continues */
 }
 
 /* The nest and its single scalars, without strings and repeats. */
@@ -76,7 +80,10 @@ static inline size_t kprint_record_nest_scalars_size(void)
 	       nla_total_size(sizeof(u32)) +		/* line */
 	       nla_total_size_64bit(sizeof(u64)) +	/* format_id */
 	       nla_total_size_64bit(sizeof(u64)) +	/* block_id */
-	       nla_total_size(sizeof(u32));		/* flags */
+	       nla_total_size(sizeof(u32)) +		/* flags */
+	       nla_total_size(sizeof(u32)) +		/* source */
+	       nla_total_size(sizeof(u32)) +		/* facility */
+	       nla_total_size_64bit(sizeof(u64));	/* continues */
 }
 
 static inline size_t kprint_stats_nest_max_size(void)
@@ -92,7 +99,15 @@ static inline size_t kprint_stats_nest_max_size(void)
 	       nla_total_size_64bit(sizeof(u64)) +	/* next_seq */
 	       nla_total_size_64bit(sizeof(u64)) +	/* mcast_sent */
 	       nla_total_size_64bit(sizeof(u64)) +	/* mcast_failed */
-	       nla_total_size_64bit(sizeof(u64));	/* mcast_skipped */
+	       nla_total_size_64bit(sizeof(u64)) +	/* mcast_skipped */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridged */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_skipped */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_dropped_nmi */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_dropped_recursion */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_dropped_scratch */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_missed */
+	       nla_total_size_64bit(sizeof(u64));	/* bridge_backlog */
 }
 
 /* Payload of a KPRINT_CMD_STATS_GET reply. */

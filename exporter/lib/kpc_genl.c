@@ -42,6 +42,10 @@ const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
 	[KPRINT_RECORD_A_TEXT]		= KPC_RECORD_ATTR(STRING, 0, 1024, text),
 	[KPRINT_RECORD_A_BLOCK_ID]	= KPC_RECORD_ATTR(U64, 0, 8, block_id),
 	[KPRINT_RECORD_A_FLAGS]		= KPC_RECORD_ATTR(U32, 0, 4, flags),
+	[KPRINT_RECORD_A_SOURCE]	= KPC_RECORD_ATTR(U32, 0, 4, source),
+	[KPRINT_RECORD_A_DEVICE]	= KPC_RECORD_ATTR(STRING, 0, 48, device),
+	[KPRINT_RECORD_A_FACILITY]	= KPC_RECORD_ATTR(U32, 0, 4, facility),
+	[KPRINT_RECORD_A_CONTINUES]	= KPC_RECORD_ATTR(U64, 0, 8, continues),
 };
 
 /* A record before decoding: no attribute seen, every string "". */
@@ -53,6 +57,7 @@ const struct kpc_record kpc_genl_record_empty = {
 	.module = "",
 	.format = "",
 	.text = "",
+	.device = "",
 };
 
 #define KPC_STATS_FIELD(field, attr)						\
@@ -72,6 +77,14 @@ KPC_STATS_FIELD(next_seq, KPRINT_STATS_A_NEXT_SEQ)
 KPC_STATS_FIELD(mcast_sent, KPRINT_STATS_A_MCAST_SENT)
 KPC_STATS_FIELD(mcast_failed, KPRINT_STATS_A_MCAST_FAILED)
 KPC_STATS_FIELD(mcast_skipped, KPRINT_STATS_A_MCAST_SKIPPED)
+KPC_STATS_FIELD(bridge, KPRINT_STATS_A_BRIDGE)
+KPC_STATS_FIELD(bridged, KPRINT_STATS_A_BRIDGED)
+KPC_STATS_FIELD(bridge_skipped, KPRINT_STATS_A_BRIDGE_SKIPPED)
+KPC_STATS_FIELD(bridge_dropped_nmi, KPRINT_STATS_A_BRIDGE_DROPPED_NMI)
+KPC_STATS_FIELD(bridge_dropped_recursion, KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION)
+KPC_STATS_FIELD(bridge_dropped_scratch, KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH)
+KPC_STATS_FIELD(bridge_missed, KPRINT_STATS_A_BRIDGE_MISSED)
+KPC_STATS_FIELD(bridge_backlog, KPRINT_STATS_A_BRIDGE_BACKLOG)
 
 const struct kpc_stats_field kpc_stats_fields[] = {
 	KPC_STATS_ENTRY(records, KPRINT_STATS_A_RECORDS),
@@ -85,6 +98,14 @@ const struct kpc_stats_field kpc_stats_fields[] = {
 	KPC_STATS_ENTRY(mcast_sent, KPRINT_STATS_A_MCAST_SENT),
 	KPC_STATS_ENTRY(mcast_failed, KPRINT_STATS_A_MCAST_FAILED),
 	KPC_STATS_ENTRY(mcast_skipped, KPRINT_STATS_A_MCAST_SKIPPED),
+	KPC_STATS_ENTRY(bridge, KPRINT_STATS_A_BRIDGE),
+	KPC_STATS_ENTRY(bridged, KPRINT_STATS_A_BRIDGED),
+	KPC_STATS_ENTRY(bridge_skipped, KPRINT_STATS_A_BRIDGE_SKIPPED),
+	KPC_STATS_ENTRY(bridge_dropped_nmi, KPRINT_STATS_A_BRIDGE_DROPPED_NMI),
+	KPC_STATS_ENTRY(bridge_dropped_recursion, KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION),
+	KPC_STATS_ENTRY(bridge_dropped_scratch, KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH),
+	KPC_STATS_ENTRY(bridge_missed, KPRINT_STATS_A_BRIDGE_MISSED),
+	KPC_STATS_ENTRY(bridge_backlog, KPRINT_STATS_A_BRIDGE_BACKLOG),
 };
 
 const unsigned int kpc_stats_nfields =

@@ -57,6 +57,14 @@ struct kpc_stats {
 	uint64_t mcast_sent;	/* records multicast */
 	uint64_t mcast_failed;	/* records whose multicast failed */
 	uint64_t mcast_skipped;	/* overwritten before multicast */
+	uint64_t bridge;	/* 1 while the printk bridge is on, 0 while it is off */
+	uint64_t bridged;	/* printk messages stored as records */
+	uint64_t bridge_skipped;	/* printk messages that were kprint's own echo, not bridged again */
+	uint64_t bridge_dropped_nmi;	/* printk messages made in NMI, counted but not stored */
+	uint64_t bridge_dropped_recursion;	/* printk messages made while the bridge was already busy on the CPU */
+	uint64_t bridge_dropped_scratch;	/* printk messages for which no scratch record was free */
+	uint64_t bridge_missed;	/* printk messages the hook itself missed (the kprobe's nmissed) */
+	uint64_t bridge_backlog;	/* backlog records taken at load from the printk ring */
 	/* Bit (1 << KPRINT_STATS_A_*) for each counter the kernel sent. */
 	uint32_t present;
 };

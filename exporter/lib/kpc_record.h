@@ -40,6 +40,10 @@ struct kpc_record {
 	const char *text;
 	uint64_t block_id;
 	uint32_t flags;			/* enum kprint_record_flags */
+	uint32_t source;		/* enum kprint_source */
+	const char *device;
+	uint32_t facility;
+	uint64_t continues;		/* seq a KPRINT_RECORD_F_CONT continues */
 };
 
 /* Return 0 to go on, a negative errno to stop the walk with that error. */

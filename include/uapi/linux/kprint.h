@@ -57,10 +57,30 @@ enum kprint_class {
 };
 #define KPRINT_CLASS_MAX (__KPRINT_CLASS_CNT - 1)
 
+/* Where a record comes from. */
+enum kprint_source {
+	KPRINT_SOURCE_KPRINT,	/* a kprint_*() call, or an emit request */
+	KPRINT_SOURCE_PRINTK,	/* a printk() of the running kernel, taken by the printk bridge */
+
+	/* private: */
+	__KPRINT_SOURCE_CNT
+};
+#define KPRINT_SOURCE_MAX (__KPRINT_SOURCE_CNT - 1)
+
 /* Bits of KPRINT_RECORD_A_FLAGS. */
 enum kprint_record_flags {
 	KPRINT_RECORD_F_TRUNCATED = 1 << 0,	/* text, format or an arg was cut */
-	KPRINT_RECORD_F_USER = 1 << 1		/* injected with KPRINT_CMD_EMIT */
+	KPRINT_RECORD_F_USER = 1 << 1,		/* injected with KPRINT_CMD_EMIT */
+	/*
+	 * taken at load from the messages printk stored before kprint was
+	 * loaded: only level, facility, text and printk's own clocks are known
+	 */
+	KPRINT_RECORD_F_BACKLOG = 1 << 2,
+	/*
+	 * a pr_cont() fragment; KPRINT_RECORD_A_CONTINUES is the seq of the
+	 * record whose line it continues
+	 */
+	KPRINT_RECORD_F_CONT = 1 << 3
 };
 
 /*
@@ -118,9 +138,10 @@ enum kprint_record_attr {
 	KPRINT_RECORD_A_CPU,		/* u32 */
 	KPRINT_RECORD_A_PID,		/* u32: thread group id, 0 in irq context */
 	KPRINT_RECORD_A_COMM,		/* string */
-	KPRINT_RECORD_A_FILE,		/* string: empty when location is off */
-	KPRINT_RECORD_A_LINE,		/* u32: 0 when location is off */
-	KPRINT_RECORD_A_FUNCTION,	/* string: empty when location is off */
+	/* string: empty when location is off, and for printk records */
+	KPRINT_RECORD_A_FILE,
+	KPRINT_RECORD_A_LINE,		/* u32: 0 when location is off, and for printk records */
+	KPRINT_RECORD_A_FUNCTION,	/* string */
 	KPRINT_RECORD_A_SUBSYSTEM,	/* string */
 	KPRINT_RECORD_A_MODULE,		/* string */
 	KPRINT_RECORD_A_FORMAT,		/* string */
@@ -131,6 +152,11 @@ enum kprint_record_attr {
 	/* u64: Shared by the records of one block; 0 outside blocks. */
 	KPRINT_RECORD_A_BLOCK_ID,
 	KPRINT_RECORD_A_FLAGS,		/* u32, enum kprint_record_flags */
+	KPRINT_RECORD_A_SOURCE,		/* u32, enum kprint_source */
+	KPRINT_RECORD_A_DEVICE,		/* string */
+	/* u32: syslog facility, 0 (kernel) for all but /dev/kmsg writes */
+	KPRINT_RECORD_A_FACILITY,
+	KPRINT_RECORD_A_CONTINUES,	/* u64 */
 
 	/* private: */
 	__KPRINT_RECORD_A_CNT
@@ -151,6 +177,26 @@ enum kprint_stats_attr {
 	KPRINT_STATS_A_MCAST_SENT,	/* u64: records multicast */
 	KPRINT_STATS_A_MCAST_FAILED,	/* u64: records whose multicast failed */
 	KPRINT_STATS_A_MCAST_SKIPPED,	/* u64: overwritten before multicast */
+	/* u64: 1 while the printk bridge is on, 0 while it is off */
+	KPRINT_STATS_A_BRIDGE,
+	KPRINT_STATS_A_BRIDGED,		/* u64: printk messages stored as records */
+	/*
+	 * u64: printk messages that were kprint's own echo, not bridged again
+	 */
+	KPRINT_STATS_A_BRIDGE_SKIPPED,
+	/* u64: printk messages made in NMI, counted but not stored */
+	KPRINT_STATS_A_BRIDGE_DROPPED_NMI,
+	/*
+	 * u64: printk messages made while the bridge was already busy on the
+	 * CPU
+	 */
+	KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION,
+	/* u64: printk messages for which no scratch record was free */
+	KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH,
+	/* u64: printk messages the hook itself missed (the kprobe's nmissed) */
+	KPRINT_STATS_A_BRIDGE_MISSED,
+	/* u64: backlog records taken at load from the printk ring */
+	KPRINT_STATS_A_BRIDGE_BACKLOG,
 
 	/* private: */
 	__KPRINT_STATS_A_CNT
