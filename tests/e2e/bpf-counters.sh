@@ -73,12 +73,9 @@ check("the table's counts carry its subsystem and module",
       {key[4:] for key in delta} == {("kprint-test", "kprint_test")}, {key[4:] for key in delta})
 PY
 
-check "kprint formats --json lines match schema/formats.schema.json" $PY -c '
-import json, sys, jsonschema
-schema = json.load(open("schema/formats.schema.json"))
-for path in sys.argv[1:]:
-    for line in open(path):
-        jsonschema.validate(json.loads(line), schema)' "$WORK/formats.json" "$WORK/after"
+check "kprint formats --json lines match schema/formats.schema.json" \
+	$PY tests/unit/validate_json.py --schema schema/formats.schema.json \
+	< <(cat "$WORK/formats.json" "$WORK/after")
 
 # Legacy printk() and /dev/kmsg, counted by format.
 n=25

@@ -5,6 +5,10 @@ each line one object.  Prints nothing when all is well; otherwise says
 which line failed and why, on stderr, and exits 1.
 
 usage: kprint dump --json | python3 tests/unit/validate_json.py [--schema PATH]
+       python3 tests/unit/validate_json.py --array [--schema PATH] <FILE.json
+
+--array takes one JSON array (an HTTP answer such as /records or /formats)
+instead of lines, and checks each element; an empty array fails too.
 
 (Not executable on purpose: tests/run runs every executable file in
 tests/unit as a test.)
@@ -32,9 +36,41 @@ def no_constants(name):
     raise ValueError(f"{name} is not JSON")
 
 
+def strict_load(raw):
+    """Bytes in: the output must be UTF-8, and saying so is part of the check."""
+    return json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates,
+                      parse_constant=no_constants)
+
+
+def documents(array):
+    """(number, object) for each line, or each element of one array; None
+    for a line that is not strict JSON (said on stderr)."""
+    if array:
+        try:
+            arr = strict_load(sys.stdin.buffer.read())
+        except (UnicodeDecodeError, ValueError) as e:
+            print(f"not strict UTF-8 JSON: {e}", file=sys.stderr)
+            yield 1, None
+            return
+        if not isinstance(arr, list):
+            print("not a JSON array", file=sys.stderr)
+            yield 1, None
+            return
+        yield from enumerate(arr, 1)
+        return
+    for n, raw in enumerate(sys.stdin.buffer, 1):
+        try:
+            yield n, strict_load(raw)
+        except (UnicodeDecodeError, ValueError) as e:
+            print(f"line {n}: not strict UTF-8 JSON: {e}", file=sys.stderr)
+            yield n, None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--schema", default=DEFAULT_SCHEMA)
+    ap.add_argument("--array", action="store_true",
+                    help="stdin is one JSON array; check each element")
     args = ap.parse_args()
 
     schema = json.load(open(args.schema))
@@ -43,24 +79,20 @@ def main():
 
     bad = 0
     lines = 0
-    # Bytes in: the output must be UTF-8, and saying so is part of the check.
-    for n, raw in enumerate(sys.stdin.buffer, 1):
+    for n, obj in documents(args.array):
         lines += 1
-        try:
-            line = raw.decode("utf-8")
-            obj = json.loads(line, object_pairs_hook=no_duplicates,
-                             parse_constant=no_constants)
-        except (UnicodeDecodeError, ValueError) as e:
-            print(f"line {n}: not strict UTF-8 JSON: {e}", file=sys.stderr)
+        if obj is None:
             bad += 1
             continue
         errors = sorted(validator.iter_errors(obj), key=lambda e: list(e.path))
+        what = "element" if args.array else "line"
         for e in errors:
-            print(f"line {n}: {'/'.join(map(str, e.path)) or '(top)'}: {e.message}",
-                  file=sys.stderr)
+            where = "/".join(map(str, e.path)) or "(top)"
+            print(f"{what} {n}: {where}: {e.message}", file=sys.stderr)
         bad += bool(errors)
     if lines == 0:
-        print("no JSON lines on stdin", file=sys.stderr)
+        print("no JSON " + ("elements" if args.array else "lines") + " on stdin",
+              file=sys.stderr)
         return 1
     return 1 if bad else 0
 
