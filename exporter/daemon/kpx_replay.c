@@ -332,7 +332,7 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 		{ "format", offsetof(struct kpc_record, format) },
 		{ "text", offsetof(struct kpc_record, text) },
 	};
-	struct kpc_record rec = { 0 };
+	struct kpc_record rec = kpc_genl_record_empty;
 	struct kpx_scratch sc = { .n = 0 };
 	struct json_object *args;
 	uint64_t v[9];

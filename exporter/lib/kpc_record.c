@@ -254,6 +254,15 @@ static unsigned int kpc_record_string_slots(struct kpc_record *rec,
 	return n;
 }
 
+/*
+ * A record built in code rather than decoded may leave the strings of
+ * fields newer than that code NULL: they are copied as "".
+ */
+static const char *kpc_record_str(const char *s)
+{
+	return s ? s : "";
+}
+
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 {
 	const char **slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
@@ -268,7 +277,7 @@ struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 	/* Size the copy from the original's strings... */
 	n = kpc_record_string_slots((struct kpc_record *)rec, slots);
 	for (i = 0; i < n; i++)
-		size += strlen(*slots[i]) + 1;
+		size += strlen(kpc_record_str(*slots[i])) + 1;
 
 	copy = malloc(size);
 	if (!copy)
@@ -279,9 +288,10 @@ struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 	n = kpc_record_string_slots(copy, slots);
 	p = (char *)(copy + 1);
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(*slots[i]) + 1;
+		const char *str = kpc_record_str(*slots[i]);
+		size_t len = strlen(str) + 1;
 
-		memcpy(p, *slots[i], len);
+		memcpy(p, str, len);
 		*slots[i] = p;
 		p += len;
 	}
