@@ -9,7 +9,7 @@
 # (a Python start, most of a second), so what runs often here is shell.
 
 set -u
-KPRINT_FAILS=0
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 TEST_MODULE=kernel/test/kprint_test.ko
 TEST_PARAMS=/sys/module/kprint_test/parameters
 PY=/usr/bin/python3
@@ -17,28 +17,6 @@ WORK=$(mktemp -d)
 PORT=${PORT:-9464}		# the exporter's, on the guest's loopback
 URL=http://127.0.0.1:$PORT
 exporter=			# the pid start_exporter started
-
-ok() { echo "ok - $*"; }
-not_ok() {
-	echo "not ok - $*"
-	KPRINT_FAILS=$((KPRINT_FAILS + 1))
-}
-
-# check WHAT CMD...: CMD's exit status decides.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-
-# check_eq WHAT GOT WANT
-check_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1 (got '$2', want '$3')"
-	fi
-}
 
 # check_fails_with WHAT PATTERN CMD...: CMD fails and says PATTERN.
 check_fails_with() {

@@ -9,12 +9,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-fails=0
-ok() { echo "ok - $*"; }
-not_ok() {
-	echo "not ok - $*"
-	fails=$((fails + 1))
-}
+. tests/tap.sh
 
 rm -f .output/bench/results.json .output/bench/results.md
 if tests/bench/run --smoke >.output/bench-smoke.log 2>&1; then
@@ -63,5 +58,5 @@ check("results.md has a table row for each of B1..B8",
       all("| %s |" % b in md for b in ("B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8")))
 raise SystemExit(1 if fails else 0)
 EOF
-[ $? -eq 0 ] || fails=$((fails + 1))
-[ "$fails" -eq 0 ]
+[ $? -eq 0 ] || KPRINT_FAILS=$((KPRINT_FAILS + 1))
+tap_exit

@@ -10,9 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-failed=0
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failed=1; }
+. tests/tap.sh
 
 if ! files=$(python3 schema/gen.py --list) || [ -z "$files" ]; then
 	not_ok "schema/gen.py lists the files it generates"
@@ -60,4 +58,4 @@ for f in include/uapi/linux/kprint.h kernel/kprint_genl.h exporter/lib/kpc_genl.
 		not_ok "a new counter in the spec changes $f"
 	fi
 done
-exit $failed
+tap_exit

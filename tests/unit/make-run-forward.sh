@@ -17,12 +17,7 @@ BOOT_TIMEOUT=300	# from start to the demo's counters on the host
 STOP_TIMEOUT=120	# from the stop file to the guest's poweroff
 VM_TIMEOUT=$((BOOT_TIMEOUT + STOP_TIMEOUT + 60))	# tests/vm/run's own bound
 
-fails=0
-ok() { echo "ok - $*"; }
-not_ok() {
-	echo "not ok - $*"
-	fails=$((fails + 1))
-}
+. tests/tap.sh
 
 for f in kernel/kprint.ko kernel/demo/kprint_demo.ko .output/bin/kprint_exporter; do
 	[ -f "$f" ] || { not_ok "$f is built (make)"; exit 1; }
@@ -211,4 +206,4 @@ if [ -n "$qemu" ] && kill -0 "$qemu" 2>/dev/null; then
 else
 	ok "qemu is gone"
 fi
-[ $fails -eq 0 ]
+tap_exit

@@ -10,18 +10,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-fails=0
-ok() { echo "ok - $*"; }
-not_ok() {
-	echo "not ok - $*"
-	fails=$((fails + 1))
-}
-# check WHAT CMD...: one case from a command's exit status.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
+. tests/tap.sh
 
 pages=(docs/kprint.1 docs/kprint_exporter.8 docs/kprint.7)
 for page in "${pages[@]}"; do
@@ -102,4 +91,4 @@ check "README.md has at most 250 lines ($lines)" test "$lines" -le 250
 widest=$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' README.md)
 check "README.md has no line over 100 columns (widest $widest)" test "$widest" -le 100
 
-[ "$fails" -eq 0 ]
+tap_exit

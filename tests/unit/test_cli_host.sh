@@ -5,10 +5,7 @@
 # purpose, so tests/run does not also run it without KPRINT.
 
 KPRINT=${KPRINT:-$(dirname "$0")/../../.output/bin/kprint}
-fails=0
-
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../tap.sh"
 
 # expect WHAT STATUS PATTERN ARGS...: kprint ARGS exits STATUS, says PATTERN.
 expect() {
@@ -46,7 +43,7 @@ expect "monitor takes no operands" 2 'takes no arguments' monitor now
 "$KPRINT" stats >/dev/null 2>&1
 if [ $? -ne 3 ]; then
 	ok "module-not-loaded messages # SKIP the kprint family exists here"
-	exit $((fails > 0))
+	tap_exit
 fi
 nomod="the kprint module is not loaded \(generic netlink family 'kprint' not found\)"
 expect "stats without the module: exit 3 and says so" 3 "^kprint: $nomod\$" stats
@@ -54,4 +51,4 @@ expect "dump without the module: exit 3" 3 "$nomod" dump --json --level err+ --f
 expect "monitor without the module: exit 3" 3 "$nomod" monitor --count 1
 expect "emit without the module: exit 3" 3 "$nomod" emit --level err --class detected "hello %d" 5
 expect "global options before the command work too" 3 "$nomod" --json --color=never --level-color warn=0x0e stats
-exit $((fails > 0))
+tap_exit
