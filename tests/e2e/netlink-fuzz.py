@@ -18,7 +18,7 @@ and (checked by tests/vm/run) the console shows no splat.  Then
 tests/e2e/sustained.sh runs in the same guest: the module must still
 deliver everything at a steady rate.
 
-KPRINT_NLFUZZ_N requests (default 20000 in make check, 1000000 in make soak),
+KPRINT_NLFUZZ_N requests (default 20000 in make check, 250000 in make soak),
 KPRINT_NLFUZZ_SEED (default 1).
 """
 import collections
@@ -36,7 +36,7 @@ import kpnl  # noqa: E402
 from lib import check, finish, reload_kprint, sized  # noqa: E402
 from kpnl import K, nla  # noqa: E402
 
-N = int(os.environ.get("KPRINT_NLFUZZ_N", sized("20000", "1000000")))
+N = int(os.environ.get("KPRINT_NLFUZZ_N", sized("20000", "250000")))
 SEED = int(os.environ.get("KPRINT_NLFUZZ_SEED", "1"))
 BATCH = 32
 rng = random.Random(SEED)
