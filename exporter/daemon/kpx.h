@@ -231,6 +231,7 @@ struct kpx_http {
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;
 	struct kpx_conn *conns;
+	unsigned int nconns;		/* admitted, not yet closed */
 	bool watchdog, stopping;
 	pthread_t watchdog_thread;
 };

@@ -252,18 +252,50 @@ static void kpx_notify_connection(void *cls, struct MHD_Connection *c,
 		*socket_context = k;
 		return;
 	}
-	if (!k)
+	if (toe != MHD_CONNECTION_NOTIFY_CLOSED)
 		return;
 	pthread_mutex_lock(&h->conn_lock);
-	if (k->prev)
-		k->prev->next = k->next;
-	else
-		h->conns = k->next;
-	if (k->next)
-		k->next->prev = k->prev;
+	if (h->nconns)
+		h->nconns--;
+	if (k) {
+		if (k->prev)
+			k->prev->next = k->next;
+		else
+			h->conns = k->next;
+		if (k->next)
+			k->next->prev = k->prev;
+	}
 	pthread_mutex_unlock(&h->conn_lock);
 	free(k);
 	*socket_context = NULL;
+}
+
+/*
+ * The limit of KPX_HTTP_CONNECTIONS for the whole exporter.  libmicrohttpd
+ * splits its own connection limit evenly among the pool's threads, and
+ * whichever thread wins an accept keeps the connection: with that alone a
+ * client was refused while one thread was full and the others idle (a
+ * second address turned away behind 16 keep-alive connections of the
+ * first).  So each thread may hold all of them, and this callback, which
+ * libmicrohttpd calls after its per-address limit and before the
+ * connection starts, admits at most KPX_HTTP_CONNECTIONS in all; the
+ * CLOSED notification gives the place back.
+ */
+static enum MHD_Result kpx_accept_policy(void *cls, const struct sockaddr *addr,
+					 socklen_t addrlen)
+{
+	struct kpx_http *h = cls;
+	enum MHD_Result admit = MHD_NO;
+
+	(void)addr;
+	(void)addrlen;
+	pthread_mutex_lock(&h->conn_lock);
+	if (h->nconns < KPX_HTTP_CONNECTIONS) {
+		h->nconns++;
+		admit = MHD_YES;
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return admit;
 }
 
 /* A response went out: the next request on the connection gets its time. */
@@ -473,7 +505,7 @@ static struct MHD_Daemon *kpx_http_daemon(struct kpx_http *h, unsigned int flags
 		/* The logger first, so that option errors already go through it. */
 		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)kpx_http_log, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, KPX_HTTP_TIMEOUT_S, NULL },
-		{ MHD_OPTION_CONNECTION_LIMIT, KPX_HTTP_CONNECTIONS, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, KPX_HTTP_CONNECTIONS * KPX_HTTP_THREADS, NULL },
 		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, KPX_HTTP_PER_IP, NULL },
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, KPX_HTTP_MEMORY, NULL },
 		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)kpx_notify_connection, h },
@@ -483,9 +515,10 @@ static struct MHD_Daemon *kpx_http_daemon(struct kpx_http *h, unsigned int flags
 	};
 
 	h->conns = NULL;
+	h->nconns = 0;
 	h->stopping = false;
 	pthread_mutex_init(&h->conn_lock, NULL);
-	return MHD_start_daemon(flags, 0, NULL, NULL, kpx_handler, h,
+	return MHD_start_daemon(flags, 0, kpx_accept_policy, h, kpx_handler, h,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
