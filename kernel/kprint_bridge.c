@@ -49,6 +49,9 @@
  * began the line of the same printk caller (task pid, or 0x80000000 + CPU
  * outside task context) if that line is still open (it had no newline).
  * Otherwise printk makes it a line of its own, and so does the bridge.
+ * printk merges a fragment into its record only while no other caller's
+ * record came in between; the bridge links it to its caller's line even
+ * then, so that a reader can rebuild each caller's line.
  *
  * **What is not bridged.**  kprint's own printk calls (the echo of its
  * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
@@ -498,9 +501,16 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 }
 
 /*
- * printk_parse_prefix(): the KERN_SOH pairs at the start of @text, the
- * first level one deciding @level if it is still LOGLEVEL_DEFAULT.
- * Returns the bytes they take.
+ * vprintk_store() takes the level and KERN_CONT from the first 7 bytes of
+ * the rendered text (its prefix_buf[8]), and printk_sprint() strips every
+ * KERN_SOH pair at the start (printk_parse_prefix()).
+ */
+#define KPRINT_BRIDGE_PREFIX_SEEN	7
+
+/*
+ * The KERN_SOH pairs at the start of @text: those within the first
+ * KPRINT_BRIDGE_PREFIX_SEEN bytes set @cont, and the first level one
+ * @level if it is still LOGLEVEL_DEFAULT.  Returns the bytes they take.
  */
 static size_t kprint_bridge_parse_prefix(const char *text, size_t len,
 					 int *level, bool *cont)
@@ -509,7 +519,9 @@ static size_t kprint_bridge_parse_prefix(const char *text, size_t len,
 	int c;
 
 	while (len - n >= 2 && (c = printk_get_level(text + n))) {
-		if (c == 'c')
+		if (n + 2 > KPRINT_BRIDGE_PREFIX_SEEN)
+			;
+		else if (c == 'c')
 			*cont = true;
 		else if (*level == LOGLEVEL_DEFAULT)
 			*level = c - '0';
@@ -736,7 +748,8 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	struct kprint_builder *b;
 	unsigned long flags, sflags;
 
-	if (unlikely(!regs))
+	/* printk(NULL) is vsnprintf()'s to complain about, not ours. */
+	if (unlikely(!regs || !regs_get_kernel_argument(regs, 3)))
 		return;
 	/* ftrace calls us as is: the per-CPU state needs the CPU kept. */
 	preempt_disable_notrace();
