@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
-from lib import check, finish  # noqa: E402
+from lib import check, finish, reload_kprint  # noqa: E402
 
 K = kpnl.K
 PRINTK = K["KPRINT_SOURCE_PRINTK"]
@@ -201,6 +201,20 @@ end = sync_point()
 check("with the bridge on again, a /dev/kmsg write is a record again",
       any(r.get("text") == f"{token} on again" and r.get("source") == PRINTK
           for r in dump_from(st["next_seq"])))
+
+# 6. bridge=0 at load: off from the start, no backlog, no printk record.
+g.close()
+reload_kprint("bridge=0")
+g = kpnl.Genl()
+st = g.stats()
+check("loaded with bridge=0: off, no backlog",
+      st["bridge"] == 0 and st["bridge_backlog"] == 0 and open(PARAM).read().strip() == "N", st)
+kmsg(f"{token} loaded off")
+end = sync_point()
+check("loaded with bridge=0: no record of source printk at all",
+      not any(r.get("source") == PRINTK for r in g.dump() if r["seq"] < end))
+g.close()
+reload_kprint()
 finish()
 EOF
 status=$?
