@@ -88,6 +88,9 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/unwind.h>
+#endif
 
 #include "kprint_bridge.h"
 #include "kprint_core.h"
@@ -163,6 +166,11 @@ static const struct kernel_param_ops kprint_bridge_param_ops = {
 module_param_cb(bridge, &kprint_bridge_param_ops, &kprint_bridge_on, 0644);
 MODULE_PARM_DESC(bridge,
 		 "Make every printk() a kprint record (default Y; writable at run time)");
+
+static bool kprint_bridge_take_backlog = true;
+module_param_named(backlog, kprint_bridge_take_backlog, bool, 0444);
+MODULE_PARM_DESC(backlog,
+		 "At load, with the bridge on, make what printk stored before records (default Y)");
 
 /* Call sites: module and function of a return address, cached */
 
@@ -324,14 +332,51 @@ static struct notifier_block kprint_bridge_module_nb = {
 	.notifier_call = kprint_bridge_module_event,
 };
 
+#ifdef CONFIG_X86
+/*
+ * x86 exports its unwinder: starting from the registers ftrace saved at
+ * vprintk_store()'s entry skips the hook and the trampoline, and the walk
+ * stops at the caller, a few frames out, instead of always unwinding
+ * KPRINT_BRIDGE_STACK_DEPTH frames (most of the bridge's cost).
+ */
+static const struct kprint_bridge_site *
+kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
+			  struct kprint_bridge_site *tmp)
+{
+	const struct kprint_bridge_site *site;
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int i = 0;
+
+	for (unwind_start(&state, current, regs, NULL);
+	     !unwind_done(&state) && i < KPRINT_BRIDGE_STACK_DEPTH;
+	     unwind_next_frame(&state), i++) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		site = kprint_bridge_site(addr, sym, tmp);
+		if (!site->core)
+			return site;
+	}
+	return NULL;
+}
+#endif
+
 /* The first caller outside the printk core, or NULL. */
 static const struct kprint_bridge_site *
-kprint_bridge_caller(char *sym, struct kprint_bridge_site *tmp)
+kprint_bridge_caller(struct pt_regs *regs, char *sym,
+		     struct kprint_bridge_site *tmp)
 {
 	unsigned long entries[KPRINT_BRIDGE_STACK_DEPTH];
 	const struct kprint_bridge_site *site;
 	bool outside = false;
 	unsigned int i, n;
+
+#ifdef CONFIG_X86
+	site = kprint_bridge_caller_regs(regs, sym, tmp);
+	if (site)
+		return site;
+#endif
 
 	/*
 	 * The hook, ftrace's trampoline and whatever else ftrace put in
@@ -654,7 +699,8 @@ static void kprint_bridge_render(struct kprint_builder *b,
  * ring refused it.
  */
 static u64 kprint_bridge_store(struct kprint_builder *b,
-			       const struct kprint_bridge_msg *m)
+			       const struct kprint_bridge_msg *m,
+			       struct pt_regs *regs)
 {
 	const struct kprint_bridge_site *caller;
 	struct kprint_bridge_site tmp;
@@ -667,7 +713,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	u64 seq;
 
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
-	caller = kprint_bridge_caller(b->checkbuf, &tmp);
+	caller = kprint_bridge_caller(regs, b->checkbuf, &tmp);
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
@@ -779,7 +825,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		kprint_bridge_trace_dropped(&m);
 		goto out_idle;
 	}
-	if (kprint_bridge_store(b, &m))
+	if (kprint_bridge_store(b, &m, regs))
 		atomic64_inc(&kprint_bridge_count.bridged);
 	else
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
@@ -978,7 +1024,7 @@ int kprint_bridge_init(void)
 	}
 	mutex_unlock(&kprint_bridge_mutex);
 
-	if (READ_ONCE(kprint_bridge_registered))
+	if (READ_ONCE(kprint_bridge_registered) && kprint_bridge_take_backlog)
 		kprint_bridge_backlog();
 	return 0;
 
