@@ -38,8 +38,10 @@
  * dropped), and the level and KERN_CONT flag from that prefix, the way 6.1
  * takes them from the rendered text; SUBSYSTEM and DEVICE from struct
  * dev_printk_info; module and function of the first caller outside the
- * printk core (stack_trace_save(), sprint_symbol() cached per return
- * address: __module_address() is not exported).  The record is committed
+ * printk core (on x86 the exported unwinder, started from the registers
+ * ftrace saved and stopped at the caller, elsewhere stack_trace_save();
+ * sprint_symbol() cached per return address: __module_address() is not
+ * exported).  The record is committed
  * like every kprint record, but not echoed back to printk, and shown to
  * tracers through kprint_trace_printk(), once per message seen, stored or
  * not.
