@@ -566,11 +566,11 @@ static size_t kprint_bridge_parse_prefix(const char *text, size_t len,
 	int c;
 
 	while (len - n >= 2 && (c = printk_get_level(text + n))) {
-		if (n + 2 > KPRINT_BRIDGE_PREFIX_SEEN)
-			;
-		else if (c == 'c')
+		bool seen = n + 2 <= KPRINT_BRIDGE_PREFIX_SEEN;
+
+		if (seen && c == 'c')
 			*cont = true;
-		else if (*level == LOGLEVEL_DEFAULT)
+		else if (seen && *level == LOGLEVEL_DEFAULT)
 			*level = c - '0';
 		n += 2;
 	}
@@ -722,7 +722,8 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	rec->facility = m->facility;
 	rec->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
 	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
-	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, caller ? caller->function : "");
+	kprint_rec_put_str(b, KPRINT_STR_FUNCTION,
+			   caller ? caller->function : "");
 	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,
 			   m->dev_info ? m->dev_info->subsystem : "");
 	kprint_rec_put_str(b, KPRINT_STR_MODULE, caller ? caller->module : "");
