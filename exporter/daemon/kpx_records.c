@@ -153,9 +153,8 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 	}
 	if (!strcmp(name, "device")) {
 		/* "" selects the records of no device, as subsystem= does. */
-		if (value_len >= kpc_genl_record_attrs[KPRINT_RECORD_A_DEVICE].len)
-			return kpx_bad("device is at most %d bytes",
-				       kpc_genl_record_attrs[KPRINT_RECORD_A_DEVICE].len - 1);
+		if (value_len >= KPRINT_DEVICE_MAX)
+			return kpx_bad("device is at most %d bytes", KPRINT_DEVICE_MAX - 1);
 		q->filter.device = value;
 		return 0;
 	}

@@ -155,8 +155,8 @@ static void check_query(const struct kpx_query *q)
 		    "module too long");
 	fuzz_assert(!(q->filter.sources >> (KPRINT_SOURCE_MAX + 1)),
 		    "sources 0x%x", q->filter.sources);
-	/* DEVICE's max-len in the spec: 47 bytes and the NUL. */
-	fuzz_assert(!q->filter.device || strlen(q->filter.device) < 48, "device too long");
+	fuzz_assert(!q->filter.device || strlen(q->filter.device) < KPRINT_DEVICE_MAX,
+		    "device too long");
 	fuzz_assert(!q->q || strlen(q->q) < KPRINT_FORMAT_MAX, "q too long");
 }
 

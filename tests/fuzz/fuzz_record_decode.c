@@ -175,7 +175,7 @@ static int on_record(const struct kpc_record *rec, void *ctx)
 	fuzz_assert(rec->source <= KPRINT_SOURCE_MAX && kpc_source_name(rec->source),
 		    "source %u", rec->source);
 	fuzz_assert(rec->nargs <= KPRINT_ARGS_MAX, "%u args", rec->nargs);
-	check_string(w, rec->device, 48, "device");
+	check_string(w, rec->device, KPRINT_DEVICE_MAX, "device");
 	check_string(w, rec->comm, KPRINT_COMM_MAX, "comm");
 	check_string(w, rec->file, KPRINT_TAG_MAX, "file");
 	check_string(w, rec->function, KPRINT_TAG_MAX, "function");

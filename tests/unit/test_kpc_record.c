@@ -92,8 +92,7 @@ static struct nl_msg *minimal(unsigned int spoil, unsigned int nargs)
 	if (spoil & SOURCE_2)
 		nla_put_u32(inner, KPRINT_RECORD_A_SOURCE, KPRINT_SOURCE_MAX + 1);
 	if (spoil & (DEVICE_TOO_LONG | DEVICE_AT_LIMIT)) {
-		/* DEVICE is at most 47 bytes and its NUL (the spec's max-len). */
-		len = spoil & DEVICE_TOO_LONG ? 48 : 47;
+		len = spoil & DEVICE_TOO_LONG ? KPRINT_DEVICE_MAX : KPRINT_DEVICE_MAX - 1;
 		memset(text, 'd', len);
 		text[len] = '\0';
 		nla_put_string(inner, KPRINT_RECORD_A_DEVICE, text);
@@ -291,7 +290,7 @@ static void test_rejects(void)
 		{ LEVEL_8, 1, -ERANGE, "LEVEL 8 (past debug)" },
 		{ CLASS_5, 1, -ERANGE, "CLASS 5 (past copyright)" },
 		{ SOURCE_2, 1, -ERANGE, "SOURCE 2 (past printk)" },
-		{ DEVICE_TOO_LONG, 1, -EINVAL, "a DEVICE of 48 bytes (47 at most)" },
+		{ DEVICE_TOO_LONG, 1, -EINVAL, "a DEVICE longer than KPRINT_DEVICE_MAX" },
 		{ TRAILING_JUNK, 1, -EINVAL, "a nest with trailing bytes" },
 		{ TEXT_TOO_LONG, 1, -EINVAL, "a TEXT longer than KPRINT_TEXT_MAX" },
 		{ COMM_TOO_LONG, 1, -EINVAL, "a COMM longer than KPRINT_COMM_MAX" },
@@ -313,7 +312,8 @@ static void test_rejects(void)
 	tap_ok(err == 0 && strlen(rec.text) == KPRINT_TEXT_MAX - 1,
 	       "accepts a TEXT of exactly KPRINT_TEXT_MAX bytes with its NUL");
 	err = decode_minimal(DEVICE_AT_LIMIT, 1, &rec);
-	tap_ok(err == 0 && strlen(rec.device) == 47, "accepts a DEVICE of 47 bytes");
+	tap_ok(err == 0 && strlen(rec.device) == KPRINT_DEVICE_MAX - 1,
+	       "accepts a DEVICE of exactly KPRINT_DEVICE_MAX bytes with its NUL");
 	err = decode_minimal(UNKNOWN_ATTR, 1, &rec);
 	tap_ok(err == 0, "ignores an attribute newer than the UAPI it knows");
 }
@@ -404,7 +404,8 @@ static void test_generated_tables(void)
 	       t[KPRINT_RECORD_A_MODULE].len == KPRINT_TAG_MAX &&
 	       t[KPRINT_RECORD_A_FORMAT].len == KPRINT_FORMAT_MAX &&
 	       t[KPRINT_RECORD_A_ARG].len == KPRINT_ARG_MAX &&
-	       t[KPRINT_RECORD_A_TEXT].len == KPRINT_TEXT_MAX,
+	       t[KPRINT_RECORD_A_TEXT].len == KPRINT_TEXT_MAX &&
+	       t[KPRINT_RECORD_A_DEVICE].len == KPRINT_DEVICE_MAX,
 	       "the record table's string limits are the UAPI's, NUL included");
 	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
 		if (t[type].kind == KPC_GENL_STRING)
