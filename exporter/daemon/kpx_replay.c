@@ -12,7 +12,9 @@
  * file without anyone noticing, and the file is the user's, given at
  * startup, so it can be fixed; the live path skips and counts instead
  * because a stream cannot be stopped.  Members newer than this exporter
- * are ignored, as kpc_record_decode() ignores newer attributes.
+ * are ignored, as kpc_record_decode() ignores newer attributes; members
+ * older ones did not write (source, device, facility, continues, from the
+ * printk bridge on) are required all the same, as the schema has them.
  *
  * Bytes are taken as the kernel's are: raw bytes that are not UTF-8 inside
  * strings are kept and made U+FFFD when served, exactly as a live record's
