@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprint stats: the module's counters. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 
 #include "kprint.h"
@@ -9,21 +8,9 @@
 static int kprint_stats_print(const struct kprint_opts *o,
 			      const struct kpc_stats *st)
 {
-	unsigned int i;
-
 	if (o->json)
 		return kpc_json_print_put(stdout, kpc_json_stats(st));
-
-	for (i = 0; i < kpc_stats_nfields; i++) {
-		const struct kpc_stats_field *f = &kpc_stats_fields[i];
-
-		if (st->present & (1u << f->attr))
-			printf("%-14s %20" PRIu64 "\n", f->name,
-			       kpc_stats_value(st, f));
-		else
-			printf("%-14s %20s\n", f->name, "-");
-	}
-	return 0;
+	return kpc_text_stats(stdout, st);
 }
 
 int kprint_cmd_stats(struct kprint_opts *o, int argc, char **argv)

@@ -44,6 +44,8 @@ static const struct option kprint_global_options[] = {
 	{ "class",		required_argument,	NULL, KPRINT_OPT_CLASS },
 	{ "subsystem",		required_argument,	NULL, KPRINT_OPT_SUBSYSTEM },
 	{ "module",		required_argument,	NULL, KPRINT_OPT_MODULE },
+	{ "source",		required_argument,	NULL, KPRINT_OPT_SOURCE },
+	{ "device",		required_argument,	NULL, KPRINT_OPT_DEVICE },
 	{ "count",		required_argument,	NULL, KPRINT_OPT_COUNT },
 	{ "from",		required_argument,	NULL, KPRINT_OPT_FROM },
 	{ "until",		required_argument,	NULL, KPRINT_OPT_UNTIL },
@@ -65,7 +67,8 @@ void kprint_usage(FILE *out)
 "                                     what the ring no longer has is reported\n"
 "  dump [--from SEQ] [--count N]      print the ring, like dmesg; with --from,\n"
 "                                     report records already overwritten\n"
-"  stats                              the module's counters\n"
+"  stats                              the module's counters, and the printk\n"
+"                                     bridge's (on/off, bridged, skipped, dropped)\n"
 "  emit --level L [--class C] [--subsystem S] FORMAT [ARG...]\n"
 "                                     inject a record (each ARG is one %-conversion\n"
 "                                     of FORMAT, already rendered); prints its seq\n"
@@ -91,7 +94,12 @@ void kprint_usage(FILE *out)
 "  --class CLASSES        only these classes: none detected registered setting\n"
 "                         copyright (comma-separated)\n"
 "  --subsystem S          only records of subsystem S\n"
-"  --module M             only records of module M\n"
+"  --module M             only records of module M (vmlinux: the core kernel)\n"
+"  --source SOURCES       only records of these sources: kprint (kprint_*()\n"
+"                         calls, emit) or printk (the printk bridge);\n"
+"                         comma-separated, repeats add up; all: both\n"
+"  --device D             only records of dev_printk() device D as /dev/kmsg\n"
+"                         names it (+pci:0000:00:19.0, b8:0, n2)\n"
 "  --count N              stop after N records (after filtering)\n"
 "  --from SEQ             start at sequence number SEQ\n"
 "  --until SEQ            stop once record SEQ was shown, filtered out or\n"
@@ -102,7 +110,10 @@ void kprint_usage(FILE *out)
 "  -V, --version          the version\n"
 "\n"
 "Text lines: [seconds.micros] level subsystem: text  (CLOCK_MONOTONIC, like\n"
-"dmesg); control bytes, invalid UTF-8 and backslashes are escaped (\\xNN, \\\\).\n"
+"dmesg); printk records: [seconds.micros] level [printk SUBSYSTEM DEVICE] text,\n"
+"with \"backlog\" (taken from printk's ring at load) or \"cont SEQ\" (a pr_cont()\n"
+"fragment of record SEQ's line) in the brackets; control bytes, invalid UTF-8\n"
+"and backslashes are escaped (\\xNN, \\\\).\n"
 "\n"
 "Privileges (as for the kernel log): dump and stats need CAP_SYSLOG or\n"
 "CAP_SYS_ADMIN, monitor needs CAP_SYS_ADMIN, emit needs CAP_NET_ADMIN.\n"
@@ -174,6 +185,16 @@ static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
 		return 0;
 	case KPRINT_OPT_MODULE:
 		o->filter.module = arg;
+		return 0;
+	case KPRINT_OPT_SOURCE:
+		/* Repeats add up, like --class; "all" (as formats has it) is no filter. */
+		if (!strcmp(arg, "all"))
+			o->filter.sources = 0;
+		else if (kpc_filter_parse_sources(arg, &o->filter.sources))
+			return kprint_usage_error("bad --source '%s' (kprint, printk or all)", arg);
+		return 0;
+	case KPRINT_OPT_DEVICE:
+		o->filter.device = arg;
 		return 0;
 	case KPRINT_OPT_COUNT:
 		if (kpc_parse_u64(arg, 10, UINT64_MAX, &o->count) || !o->count)

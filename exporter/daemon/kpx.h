@@ -118,6 +118,11 @@ enum kpx_metric {
 	KPX_M_KERNEL_UP,
 	KPX_M_KERNEL_RECORDS,
 	KPX_M_KERNEL_OVERWRITTEN,
+	KPX_M_BRIDGE_ENABLED,
+	KPX_M_BRIDGE_RECORDS,
+	KPX_M_BRIDGE_SKIPPED,
+	KPX_M_BRIDGE_DROPPED,
+	KPX_M_BRIDGE_BACKLOG,
 	KPX_M_INGEST_UP,
 	KPX_M_MODULE_LOADED,
 	KPX_M_MODULE_RELOADS,
@@ -154,6 +159,11 @@ void kpx_label_escape(FILE *out, const char *s);
 void kpx_metrics_formats(FILE *out, const char *source,
 			 struct kpc_format_count *f, size_t n,
 			 unsigned int max_series);
+/*
+ * The printk bridge's families (kprint_bridge_*) from the module's
+ * counters; nothing when it did not send them all (no bridge in it).
+ */
+void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st);
 /* The whole /metrics page (malloc'd) or NULL. */
 char *kpx_metrics_render(struct kpx_metrics *m, size_t *len);
 /* The /formats JSON array (malloc'd) or NULL. */

@@ -46,7 +46,7 @@ static const char kpx_index[] =
 	"<h1>kprint exporter " KPRINT_VERSION "</h1>\n<ul>\n"
 	"<li><a href=\"/metrics\">/metrics</a>: Prometheus metrics</li>\n"
 	"<li><a href=\"/records\">/records</a>: recent records as JSON "
-	"(level, class, subsystem, module, format_id, q, after, limit)</li>\n"
+	"(level, class, source, subsystem, device, module, format_id, q, after, limit)</li>\n"
 	"<li><a href=\"/formats\">/formats</a>: messages per format (BPF) as JSON</li>\n"
 	"<li><a href=\"/healthz\">/healthz</a></li>\n</ul>\n</body></html>\n";
 

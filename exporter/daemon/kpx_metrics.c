@@ -34,6 +34,22 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"Records stored in the kernel ring since kprint.ko was loaded." },
 	[KPX_M_KERNEL_OVERWRITTEN] = { "kprint_kernel_overwritten_total", "counter",
 		"Records the kernel ring overwrote since kprint.ko was loaded." },
+	[KPX_M_BRIDGE_ENABLED] = { "kprint_bridge_enabled", "gauge",
+		"Whether kprint.ko's printk bridge is on (1: every printk() of the kernel "
+		"becomes a record of source printk) or off (0: bridge=0, or switched off)." },
+	[KPX_M_BRIDGE_RECORDS] = { "kprint_bridge_records_total", "counter",
+		"printk messages the bridge stored as records since kprint.ko was loaded "
+		"(the backlog not included)." },
+	[KPX_M_BRIDGE_SKIPPED] = { "kprint_bridge_skipped_total", "counter",
+		"printk messages that were kprint's own echo of its records, "
+		"not bridged again (never a loss)." },
+	[KPX_M_BRIDGE_DROPPED] = { "kprint_bridge_dropped_total", "counter",
+		"printk messages the bridge saw but did not store, by reason: nmi (made in "
+		"NMI context, counted only), recursion (the bridge was busy on that CPU), "
+		"scratch (no scratch record free), missed (the hook itself missed them)." },
+	[KPX_M_BRIDGE_BACKLOG] = { "kprint_bridge_backlog_records_total", "counter",
+		"Text-only records taken at load from what printk stored before kprint.ko "
+		"was loaded." },
 	[KPX_M_INGEST_UP] = { "kprint_exporter_ingest_up", "gauge",
 		"Whether the exporter's subscription to kprint records is alive." },
 	[KPX_M_MODULE_LOADED] = { "kprint_module_loaded", "gauge",
@@ -218,6 +234,31 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 		free(f[src]);
 }
 
+/*
+ * The printk bridge's counters, when the module sends them all: a
+ * kprint.ko without the bridge has no such families, rather than zeros
+ * that would read as "on, nothing lost".
+ */
+void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st)
+{
+	if (!kpc_stats_has_bridge(st))
+		return;
+	kpx_head(out, KPX_M_BRIDGE_ENABLED);
+	kpx_sample(out, KPX_M_BRIDGE_ENABLED, st->bridge ? 1 : 0);
+	kpx_head(out, KPX_M_BRIDGE_RECORDS);
+	kpx_sample(out, KPX_M_BRIDGE_RECORDS, st->bridged);
+	kpx_head(out, KPX_M_BRIDGE_SKIPPED);
+	kpx_sample(out, KPX_M_BRIDGE_SKIPPED, st->bridge_skipped);
+	kpx_head(out, KPX_M_BRIDGE_DROPPED);
+	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "nmi", st->bridge_dropped_nmi);
+	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "recursion",
+		    st->bridge_dropped_recursion);
+	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "scratch", st->bridge_dropped_scratch);
+	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "missed", st->bridge_missed);
+	kpx_head(out, KPX_M_BRIDGE_BACKLOG);
+	kpx_sample(out, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
+}
+
 static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 {
 	struct kpc_stats st;
@@ -244,6 +285,7 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 	kpx_sample(out, KPX_M_KERNEL_RECORDS, st.records);
 	kpx_head(out, KPX_M_KERNEL_OVERWRITTEN);
 	kpx_sample(out, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
+	kpx_metrics_bridge(out, &st);
 }
 
 static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)

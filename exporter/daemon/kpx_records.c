@@ -145,6 +145,19 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		q->filter.module = value;
 		return 0;
 	}
+	if (!strcmp(name, "source")) {
+		q->filter.sources = 0;
+		if (!*value || kpc_filter_parse_sources(value, &q->filter.sources))
+			return kpx_bad("source is kprint or printk, comma-separated");
+		return 0;
+	}
+	if (!strcmp(name, "device")) {
+		/* "" selects the records of no device, as subsystem= does. */
+		if (value_len >= KPRINT_DEVICE_MAX)
+			return kpx_bad("device is at most %d bytes", KPRINT_DEVICE_MAX - 1);
+		q->filter.device = value;
+		return 0;
+	}
 	if (!strcmp(name, "format_id")) {
 		if (strlen(value) != 16 || kpc_parse_u64(value, 16, UINT64_MAX, &v))
 			return kpx_bad("format_id is 16 hex digits");

@@ -12,7 +12,9 @@
  * file without anyone noticing, and the file is the user's, given at
  * startup, so it can be fixed; the live path skips and counts instead
  * because a stream cannot be stopped.  Members newer than this exporter
- * are ignored, as kpc_record_decode() ignores newer attributes.
+ * are ignored, as kpc_record_decode() ignores newer attributes; members
+ * older ones did not write (source, device, facility, continues, from the
+ * printk bridge on) are required all the same, as the schema has them.
  *
  * Bytes are taken as the kernel's are: raw bytes that are not UTF-8 inside
  * strings are kept and made U+FFFD when served, exactly as a live record's
@@ -154,7 +156,7 @@ void kpx_counts_fini(struct kpx_counts *c)
 
 /* Strings of one record that had a NUL, replaced; freed after the dup. */
 struct kpx_scratch {
-	char *s[7 + KPRINT_ARGS_MAX];
+	char *s[8 + KPRINT_ARGS_MAX];
 	unsigned int n;
 };
 
@@ -328,6 +330,7 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 		{ "file", offsetof(struct kpc_record, file) },
 		{ "function", offsetof(struct kpc_record, function) },
 		{ "subsystem", offsetof(struct kpc_record, subsystem) },
+		{ "device", offsetof(struct kpc_record, device) },
 		{ "module", offsetof(struct kpc_record, module) },
 		{ "format", offsetof(struct kpc_record, format) },
 		{ "text", offsetof(struct kpc_record, text) },
@@ -335,11 +338,18 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 	struct kpc_record rec = kpc_genl_record_empty;
 	struct kpx_scratch sc = { .n = 0 };
 	struct json_object *args;
-	uint64_t v[9];
+	uint64_t v[6];
 	unsigned int i;
 	int ret;
 
 	ret = kpx_get_uint(o, "seq", UINT64_MAX, &rec.seq, err, errlen);
+	if (!ret)
+		ret = kpx_get_name(o, "source", kpc_source_name,
+				   KPRINT_SOURCE_MAX + 1, &rec.source, err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "facility", UINT32_MAX, &v[5], err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "continues", UINT64_MAX, &rec.continues, err, errlen);
 	if (!ret)
 		ret = kpx_get_name(o, "level", kpc_level_name,
 				   KPRINT_LEVEL_MAX + 1, &rec.level, err, errlen);
@@ -370,8 +380,11 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 	for (i = 0; !ret && i < sizeof(strs) / sizeof(strs[0]); i++)
 		ret = kpx_get_string(o, strs[i].key, &sc,
 				     (const char **)((char *)&rec + strs[i].off), err, errlen);
+	if (!ret && rec.source == KPRINT_SOURCE_KPRINT && *rec.device)
+		ret = kpx_bad("\"device\" is set, but only printk records have one");
 	if (ret)
 		goto out;
+	rec.facility = v[5];
 	rec.cpu = v[1];
 	rec.pid = v[2];
 	rec.line = v[3];

@@ -62,13 +62,32 @@ int kpc_filter_parse_classes(const char *spec, uint32_t *mask)
 	return kpc_filter_each(spec, mask, kpc_filter_class_one);
 }
 
+static int kpc_filter_source_one(char *item, uint32_t *mask)
+{
+	int source = kpc_source_parse(item);
+
+	if (source < 0)
+		return source;
+	*mask |= 1u << source;
+	return 0;
+}
+
+int kpc_filter_parse_sources(const char *spec, uint32_t *mask)
+{
+	return kpc_filter_each(spec, mask, kpc_filter_source_one);
+}
+
 bool kpc_filter_match(const struct kpc_filter *f, const struct kpc_record *rec)
 {
 	if (f->levels && !(f->levels & (1u << rec->level)))
 		return false;
 	if (f->classes && !(f->classes & (1u << rec->class)))
 		return false;
+	if (f->sources && !(f->sources & (1u << rec->source)))
+		return false;
 	if (f->subsystem && strcmp(f->subsystem, rec->subsystem))
+		return false;
+	if (f->device && strcmp(f->device, rec->device))
 		return false;
 	if (f->module && strcmp(f->module, rec->module))
 		return false;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Which records a reader wants: by level, class, subsystem and module. */
+/*
+ * Which records a reader wants: by level, class, source, subsystem, device
+ * and module.
+ */
 #ifndef KPC_FILTER_H
 #define KPC_FILTER_H
 
@@ -11,7 +14,9 @@
 struct kpc_filter {
 	uint32_t levels;	/* bit (1 << level) per wanted level; 0: all */
 	uint32_t classes;	/* bit (1 << class) per wanted class; 0: all */
+	uint32_t sources;	/* bit (1 << source) per wanted source; 0: all */
 	const char *subsystem;	/* exact match; NULL: any */
+	const char *device;	/* exact match ("" for none); NULL: any */
 	const char *module;	/* exact match; NULL: any */
 };
 
@@ -24,6 +29,9 @@ int kpc_filter_parse_levels(const char *spec, uint32_t *mask);
 
 /* Add to *mask the classes of a comma-separated list. -EINVAL. */
 int kpc_filter_parse_classes(const char *spec, uint32_t *mask);
+
+/* Add to *mask the sources (kprint, printk) of a comma-separated list. -EINVAL. */
+int kpc_filter_parse_sources(const char *spec, uint32_t *mask);
 
 bool kpc_filter_match(const struct kpc_filter *f, const struct kpc_record *rec);
 

@@ -96,10 +96,12 @@ void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
 {
 	unsigned int i;
 
-	fprintf(out, "{\"seq\":%" PRIu64 ",\"level\":\"%s\",\"level_num\":%u,"
-		"\"class\":\"%s\",\"ts_mono_ns\":%" PRIu64 ",\"ts_real_ns\":%" PRIu64
-		",\"cpu\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"comm\":",
-		rec->seq, kpc_level_name(rec->level), rec->level,
+	/* Level, class and source are in their enums: kpc_record_decode() checks. */
+	fprintf(out, "{\"seq\":%" PRIu64 ",\"source\":\"%s\",\"level\":\"%s\",\"level_num\":%u,"
+		"\"facility\":%" PRIu32 ",\"class\":\"%s\",\"ts_mono_ns\":%" PRIu64
+		",\"ts_real_ns\":%" PRIu64 ",\"cpu\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"comm\":",
+		rec->seq, kpc_source_name(rec->source),
+		kpc_level_name(rec->level), rec->level, (uint32_t)rec->facility,
 		kpc_class_name(rec->class), rec->ts_mono_ns, rec->ts_real_ns,
 		(uint32_t)rec->cpu, (uint32_t)rec->pid);
 	kpc_json_write_string(out, rec->comm);
@@ -109,6 +111,8 @@ void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
 	kpc_json_write_string(out, rec->function);
 	fputs_unlocked(",\"subsystem\":", out);
 	kpc_json_write_string(out, rec->subsystem);
+	fputs_unlocked(",\"device\":", out);
+	kpc_json_write_string(out, rec->device);
 	fputs_unlocked(",\"module\":", out);
 	kpc_json_write_string(out, rec->module);
 	fputs_unlocked(",\"format\":", out);
@@ -121,8 +125,9 @@ void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
 	}
 	fputs_unlocked("],\"text\":", out);
 	kpc_json_write_string(out, rec->text);
-	fprintf(out, ",\"block_id\":%" PRIu64 ",\"flags\":%" PRIu32 "}",
-		rec->block_id, (uint32_t)rec->flags);
+	fprintf(out, ",\"block_id\":%" PRIu64 ",\"flags\":%" PRIu32
+		",\"continues\":%" PRIu64 "}",
+		rec->block_id, (uint32_t)rec->flags, rec->continues);
 }
 
 int kpc_json_record_print(FILE *out, const struct kpc_record *rec)

@@ -3,6 +3,7 @@
 #ifndef KPC_OPS_H
 #define KPC_OPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* struct kpc_stats and its table kpc_stats_fields[] are generated. */
@@ -23,6 +24,12 @@ int kpc_stats_get(struct kpc_sock *ks, struct kpc_stats *st);
  * that nothing before it is counted as lost.  0 if the counters are missing.
  */
 uint64_t kpc_stats_origin(const struct kpc_stats *st);
+
+/*
+ * Whether the kernel sent every counter of the printk bridge (bridge ..
+ * bridge-backlog): a kprint.ko from before the bridge sends none.
+ */
+bool kpc_stats_has_bridge(const struct kpc_stats *st);
 
 /* kpc_stats_origin() from the kernel's counters now. */
 int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin);

@@ -30,6 +30,14 @@ static const char *const kpc_class_names[] = {
 	[KPRINT_CLASS_COPYRIGHT]	= "copyright",
 };
 
+static const char *const kpc_source_names[] = {
+	[KPRINT_SOURCE_KPRINT]	= "kprint",
+	[KPRINT_SOURCE_PRINTK]	= "printk",
+};
+/* A source without a name would be written as JSON null. */
+_Static_assert(ARRAY_SIZE(kpc_source_names) == KPRINT_SOURCE_MAX + 1,
+	       "every source has a name");
+
 const char *kpc_level_name(unsigned int level)
 {
 	return level < ARRAY_SIZE(kpc_level_names) ? kpc_level_names[level] : NULL;
@@ -61,6 +69,21 @@ int kpc_class_parse(const char *name)
 
 	for (i = 0; i < ARRAY_SIZE(kpc_class_names); i++)
 		if (!strcmp(name, kpc_class_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+const char *kpc_source_name(unsigned int source)
+{
+	return source < ARRAY_SIZE(kpc_source_names) ? kpc_source_names[source] : NULL;
+}
+
+int kpc_source_parse(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpc_source_names); i++)
+		if (!strcmp(name, kpc_source_names[i]))
 			return i;
 	return -EINVAL;
 }
@@ -197,7 +220,8 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	if (!strings_ok)
 		return -EINVAL;
 
-	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX)
+	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX ||
+	    rec->source > KPRINT_SOURCE_MAX)
 		return -ERANGE;
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
 	if (!tb[KPRINT_RECORD_A_FORMAT_ID])

@@ -54,8 +54,9 @@ typedef int (*kpc_record_fn)(const struct kpc_record *rec, void *ctx);
  * attribute (SEQ, LEVEL, FORMAT, TEXT) is missing, one has the wrong size,
  * a string is not NUL-terminated, has a NUL inside or exceeds its UAPI
  * limit, an attribute repeats or the nest has trailing bytes; -E2BIG for
- * more than KPRINT_ARGS_MAX args; -ERANGE for a level or class past the
- * UAPI's enums.  Attributes newer than this library are ignored.
+ * more than KPRINT_ARGS_MAX args; -ERANGE for a level, class or source
+ * past the UAPI's enums.  Attributes newer than this library are ignored;
+ * a kernel that sends no SOURCE made a kprint record (source 0).
  */
 int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec);
 
@@ -84,5 +85,9 @@ int kpc_level_parse(const char *name);
 /* "none", "detected", "registered", "setting", "copyright"; NULL past. */
 const char *kpc_class_name(unsigned int class);
 int kpc_class_parse(const char *name);
+
+/* "kprint", "printk"; NULL past the enum. */
+const char *kpc_source_name(unsigned int source);
+int kpc_source_parse(const char *name);
 
 #endif /* KPC_RECORD_H */

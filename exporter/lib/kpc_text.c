@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kpc_ops.h"
 #include "kpc_parse.h"
 #include "kpc_text.h"
 #include "kpc_utf8.h"
@@ -246,6 +248,44 @@ static void kpc_text_escape_line(FILE *out, const char *s, bool utf8)
 	free(copy);
 }
 
+/* A printk record, or anything only printk records have. */
+static bool kpc_text_bracketed(const struct kpc_record *rec)
+{
+	return rec->source == KPRINT_SOURCE_PRINTK || *rec->device ||
+	       (rec->flags & (KPRINT_RECORD_F_BACKLOG | KPRINT_RECORD_F_CONT));
+}
+
+/* Whether device is "+SUBSYSTEM:..." (dev_printk()'s other devices). */
+static bool kpc_text_device_names(const char *device, const char *subsystem)
+{
+	size_t len = strlen(subsystem);
+
+	return device[0] == '+' && !strncmp(device + 1, subsystem, len) &&
+	       device[len + 1] == ':';
+}
+
+/* "[printk SUBSYSTEM DEVICE backlog cont SEQ]", each part only when known. */
+static void kpc_text_origin(FILE *out, const struct kpc_text_opts *opts,
+			    const struct kpc_record *rec)
+{
+	const char *source = kpc_source_name(rec->source);
+
+	fprintf(out, "[%s", source ? source : "?");
+	if (*rec->subsystem && !kpc_text_device_names(rec->device, rec->subsystem)) {
+		fputc(' ', out);
+		kpc_text_escape(out, rec->subsystem, opts->utf8);
+	}
+	if (*rec->device) {
+		fputc(' ', out);
+		kpc_text_escape(out, rec->device, opts->utf8);
+	}
+	if (rec->flags & KPRINT_RECORD_F_BACKLOG)
+		fputs(" backlog", out);
+	if (rec->flags & KPRINT_RECORD_F_CONT)
+		fprintf(out, " cont %llu", (unsigned long long)rec->continues);
+	fputc(']', out);
+}
+
 int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,
 		   const struct kpc_record *rec)
 {
@@ -263,7 +303,14 @@ int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,
 
 	fprintf(out, " %s%-6s%s ", lc, level ? level : "?", lc_end);
 
-	if (*rec->subsystem) {
+	if (kpc_text_bracketed(rec)) {
+		if (opts->color)
+			fputs(SGR_SUBSYSTEM, out);
+		kpc_text_origin(out, opts, rec);
+		if (opts->color)
+			fputs(SGR_RESET, out);
+		fputc(' ', out);
+	} else if (*rec->subsystem) {
 		if (opts->color)
 			fputs(SGR_SUBSYSTEM, out);
 		kpc_text_escape(out, rec->subsystem, opts->utf8);
@@ -276,5 +323,46 @@ int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,
 	kpc_text_escape_line(out, rec->text, opts->utf8);
 	fputs(lc_end, out);
 	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* The bridge's counters, shown together on their own line. */
+static bool kpc_stats_is_bridge(int attr)
+{
+	return attr >= KPRINT_STATS_A_BRIDGE && attr <= KPRINT_STATS_A_BRIDGE_BACKLOG;
+}
+
+static void kpc_text_bridge(FILE *out, const struct kpc_stats *st)
+{
+	/* A kprint.ko without the bridge, or one that sends only some. */
+	if (!kpc_stats_has_bridge(st)) {
+		fprintf(out, "%-14s %20s\n", "bridge", "-");
+		return;
+	}
+	fprintf(out, "%-14s %s, bridged %" PRIu64 ", skipped %" PRIu64 ", dropped %" PRIu64
+		" (nmi %" PRIu64 ", recursion %" PRIu64 ", scratch %" PRIu64 ", missed %" PRIu64
+		"), backlog %" PRIu64 "\n", "bridge", st->bridge ? "on" : "off",
+		st->bridged, st->bridge_skipped,
+		st->bridge_dropped_nmi + st->bridge_dropped_recursion +
+		st->bridge_dropped_scratch + st->bridge_missed,
+		st->bridge_dropped_nmi, st->bridge_dropped_recursion,
+		st->bridge_dropped_scratch, st->bridge_missed, st->bridge_backlog);
+}
+
+int kpc_text_stats(FILE *out, const struct kpc_stats *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < kpc_stats_nfields; i++) {
+		const struct kpc_stats_field *f = &kpc_stats_fields[i];
+
+		if (kpc_stats_is_bridge(f->attr))
+			continue;
+		if (st->present & (1u << f->attr))
+			fprintf(out, "%-14s %20" PRIu64 "\n", f->name, kpc_stats_value(st, f));
+		else
+			fprintf(out, "%-14s %20s\n", f->name, "-");
+	}
+	kpc_text_bridge(out, st);
 	return ferror(out) ? -EIO : 0;
 }

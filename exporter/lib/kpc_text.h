@@ -5,9 +5,20 @@
  *	[   12.345678] err    usb-storage: cheesy flash drive detected at 12
  *
  * CLOCK_MONOTONIC seconds.micros (dmesg's clock), the level name padded
- * to 6, "subsystem: " when there is one, and the text.  With colors the
- * timestamp is green, the subsystem cyan, and the level and text take
- * their level's color.
+ * to 6, "subsystem: " when there is one, and the text.  A record the
+ * printk bridge took says so in brackets where the subsystem would be,
+ * with its SUBSYSTEM and DEVICE (the subsystem left out when the device
+ * names it, "+pci:0000:00:19.0"), "backlog" for one taken from printk's
+ * ring at load, and "cont SEQ" for a pr_cont() fragment of record SEQ's
+ * line; the text already has dev_printk()'s "driver device: " prefix:
+ *
+ *	[    3.141592] info   [printk] Freeing unused kernel memory: 2048K
+ *	[    7.000001] err    [printk +pci:0000:00:19.0] e1000e 0000:00:19.0: link down
+ *	[    0.000000] notice [printk backlog] Linux version 6.1.0-18-amd64 ...
+ *	[    7.100000] info   [printk cont 4711] done.
+ *
+ * With colors the timestamp is green, the subsystem (or the brackets)
+ * cyan, and the level and text take their level's color.
  *
  * Every byte that could drive a terminal is escaped as \xNN, and a
  * backslash as \\, so a record cannot inject escape sequences: C0
@@ -21,6 +32,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "kpc_genl.h"
 #include "kpc_record.h"
 
 /* Enough for the longest SGR sequence kpc_color_parse() builds. */
@@ -64,5 +76,17 @@ void kpc_text_escape(FILE *out, const char *s, bool utf8);
 /* Write one record as one line. Returns 0 or -EIO. */
 int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,
 		   const struct kpc_record *rec);
+
+/*
+ * `kprint stats` as text: one "name value" row per counter ("-" for one
+ * the kernel did not send), the printk bridge's counters as one line:
+ *
+ *	bridge         on, bridged 812, skipped 3, dropped 2 (nmi 1,
+ *	               recursion 0, scratch 1, missed 0), backlog 554
+ *
+ * (on one line; "dropped" is the sum of the four reasons), or "bridge -"
+ * when the module has no bridge counters.  Returns 0 or -EIO.
+ */
+int kpc_text_stats(FILE *out, const struct kpc_stats *st);
 
 #endif /* KPC_TEXT_H */

@@ -73,6 +73,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		rec.file = "";
 		rec.function = "";
 		rec.subsystem = strings[(i + 4) % NSTRINGS];
+		/* Every other one bridged from printk, with a device. */
+		rec.source = i % 2 ? KPRINT_SOURCE_PRINTK : KPRINT_SOURCE_KPRINT;
+		rec.device = i % 2 ? strings[(i + 3) % NSTRINGS] : "";
 		rec.module = strings[(i + 5) % NSTRINGS];
 		rec.format = strings[i % NSTRINGS];
 		rec.format_id = kpc_format_id(rec.format);

@@ -14,7 +14,7 @@
  * buffer.  0 only for a known name with a value free of NULs, and the
  * value lands where kpx.h says: limit, after and format_id are exactly
  * the digits sent (nothing else: no sign, space or junk), string filters
- * point at the value, a level or class list selects something.  The
+ * point at the value, a level, class or source list selects something.  The
  * parsed query stays inside its limits (limit 1..KPX_LIMIT_MAX, strings
  * shorter than the kernel stores, level and class masks inside the
  * enums).  kpx_query_match() agrees with a reference written from kpx.h
@@ -42,6 +42,7 @@ static const char *const formats[] = {
 };
 static const char *const subsystems[] = { "", "kprint-test", "usb-storage" };
 static const char *const modules[] = { "", "kprint_test", "user" };
+static const char *const devices[] = { "+pci:0000:00:19.0", "b8:0" };
 
 static struct kpx_store store;
 static struct kpc_record *held[STORE_CAP];	/* the store's, oldest first */
@@ -63,6 +64,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		rec.file = "";
 		rec.function = "";
 		rec.subsystem = subsystems[i % 3];
+		/* Every other one bridged from printk, half of those with a device. */
+		rec.source = i % 2 ? KPRINT_SOURCE_PRINTK : KPRINT_SOURCE_KPRINT;
+		rec.device = i % 2 && i % 4 != 1 ? devices[(i / 4) % 2] : "";
 		rec.module = modules[(i / 3) % 3];
 		rec.format = formats[i % 8];
 		rec.format_id = kpc_format_id(rec.format);
@@ -87,8 +91,8 @@ struct param {
 static bool known_name(const char *name)
 {
 	static const char *const names[] = {
-		"level", "class", "subsystem", "module", "format_id", "q",
-		"after", "limit",
+		"level", "class", "source", "subsystem", "device", "module",
+		"format_id", "q", "after", "limit",
 	};
 	unsigned int i;
 
@@ -126,6 +130,10 @@ static void check_accepted(const struct kpx_query *q, const char *name,
 		fuzz_assert(q->filter.subsystem == value, "subsystem");
 	else if (!strcmp(name, "module"))
 		fuzz_assert(q->filter.module == value, "module");
+	else if (!strcmp(name, "device"))
+		fuzz_assert(q->filter.device == value, "device");
+	else if (!strcmp(name, "source"))
+		fuzz_assert(q->filter.sources, "source=%s selects nothing", value);
 	else if (!strcmp(name, "q"))
 		fuzz_assert(q->q == value, "q");
 	else if (!strcmp(name, "level"))
@@ -145,6 +153,10 @@ static void check_query(const struct kpx_query *q)
 		    "subsystem too long");
 	fuzz_assert(!q->filter.module || strlen(q->filter.module) < KPRINT_TAG_MAX,
 		    "module too long");
+	fuzz_assert(!(q->filter.sources >> (KPRINT_SOURCE_MAX + 1)),
+		    "sources 0x%x", q->filter.sources);
+	fuzz_assert(!q->filter.device || strlen(q->filter.device) < KPRINT_DEVICE_MAX,
+		    "device too long");
 	fuzz_assert(!q->q || strlen(q->q) < KPRINT_FORMAT_MAX, "q too long");
 }
 
@@ -161,7 +173,11 @@ static bool ref_match(const struct kpx_query *q, const struct kpc_record *r)
 		return false;
 	if (q->filter.classes && !(q->filter.classes & (1u << r->class)))
 		return false;
+	if (q->filter.sources && !(q->filter.sources & (1u << r->source)))
+		return false;
 	if (q->filter.subsystem && strcmp(q->filter.subsystem, r->subsystem))
+		return false;
+	if (q->filter.device && strcmp(q->filter.device, r->device))
 		return false;
 	if (q->filter.module && strcmp(q->filter.module, r->module))
 		return false;

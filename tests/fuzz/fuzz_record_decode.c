@@ -13,7 +13,8 @@
  * read past it.
  *
  * Oracle: no crash, UB or leak, and every record handed to the callback
- * keeps kpc_record.h's promises: level and class inside the UAPI enums,
+ * keeps kpc_record.h's promises: level, class and source inside the UAPI
+ * enums,
  * at most KPRINT_ARGS_MAX args, every string non-NULL, inside the message
  * (or the empty literal), NUL-terminated there, within its UAPI limit and
  * exactly as long as its attribute (no NUL inside).  The return value is
@@ -70,9 +71,9 @@ static void check_string(const struct walk *w, const char *s, size_t max,
 static void check_dup(const struct kpc_record *rec)
 {
 	struct kpc_record *c = kpc_record_dup(rec);
-	const char *a[7] = { rec->comm, rec->file, rec->function, rec->subsystem,
-			     rec->module, rec->format, rec->text };
-	const char *b[7];
+	const char *a[8] = { rec->comm, rec->file, rec->function, rec->subsystem,
+			     rec->module, rec->format, rec->text, rec->device };
+	const char *b[8];
 	unsigned int i;
 
 	fuzz_assert(c, "kpc_record_dup() failed");
@@ -83,14 +84,17 @@ static void check_dup(const struct kpc_record *rec)
 	b[4] = c->module;
 	b[5] = c->format;
 	b[6] = c->text;
+	b[7] = c->device;
 	fuzz_assert(c->seq == rec->seq && c->level == rec->level &&
 		    c->class == rec->class && c->ts_mono_ns == rec->ts_mono_ns &&
 		    c->ts_real_ns == rec->ts_real_ns && c->cpu == rec->cpu &&
 		    c->pid == rec->pid && c->line == rec->line &&
 		    c->format_id == rec->format_id && c->nargs == rec->nargs &&
-		    c->block_id == rec->block_id && c->flags == rec->flags,
+		    c->block_id == rec->block_id && c->flags == rec->flags &&
+		    c->source == rec->source && c->facility == rec->facility &&
+		    c->continues == rec->continues,
 		    "copy differs");
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		fuzz_assert(!strcmp(a[i], b[i]) && a[i] != b[i],
 			    "copied string %u differs or is shared", i);
 	for (i = 0; i < rec->nargs; i++)
@@ -168,7 +172,10 @@ static int on_record(const struct kpc_record *rec, void *ctx)
 		    "level %u", rec->level);
 	fuzz_assert(rec->class <= KPRINT_CLASS_MAX && kpc_class_name(rec->class),
 		    "class %u", rec->class);
+	fuzz_assert(rec->source <= KPRINT_SOURCE_MAX && kpc_source_name(rec->source),
+		    "source %u", rec->source);
 	fuzz_assert(rec->nargs <= KPRINT_ARGS_MAX, "%u args", rec->nargs);
+	check_string(w, rec->device, KPRINT_DEVICE_MAX, "device");
 	check_string(w, rec->comm, KPRINT_COMM_MAX, "comm");
 	check_string(w, rec->file, KPRINT_TAG_MAX, "file");
 	check_string(w, rec->function, KPRINT_TAG_MAX, "function");

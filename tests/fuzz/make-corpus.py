@@ -77,8 +77,10 @@ def fnv1a64(b):
 
 def record(seq, level, fmt, args=(), text=None, cls=0, subsystem="kprint-test",
            module="kprint_test", comm="insmod", file="kernel/test/kprint_test.c",
-           line=42, function="kprint_test_init", block=0, flags=0, pad=True):
-    """The attributes of one record, in the kernel's order."""
+           line=42, function="kprint_test_init", block=0, flags=0, pad=True,
+           device=None, continues=0):
+    """The attributes of one record, in the kernel's order; with a device,
+    a record of the printk bridge (source printk, facility, continues)."""
     if isinstance(fmt, str):
         fmt = fmt.encode()
     if text is None:
@@ -93,6 +95,9 @@ def record(seq, level, fmt, args=(), text=None, cls=0, subsystem="kprint-test",
     for x in args:
         a += string("ARG", x)
     a += string("TEXT", text) + u64("BLOCK_ID", block) + u32("FLAGS", flags)
+    if device is not None:
+        a += u32("SOURCE", E["KPRINT_SOURCE_PRINTK"]) + string("DEVICE", device)
+        a += u32("FACILITY", 0) + u64("CONTINUES", continues)
     return a
 
 
@@ -135,6 +140,21 @@ def record_seeds():
         record(23, 4, "%s", ["user text\n"], "user text\n", subsystem="", module="user",
                flags=E["KPRINT_RECORD_F_USER"]),
     ]
+    bridged = [
+        record(40, 3, "link %s", ["down"], "e1000e 0000:00:19.0: link down", subsystem="pci",
+               module="e1000e", file="", line=0, function="e1000_watchdog+0x1c/0x2a0",
+               device="+pci:0000:00:19.0"),
+        record(41, 6, " %d", ["7"], " 7", subsystem="", module="vmlinux", file="", line=0,
+               function="show_cpuinfo+0x1/0x2", device="", continues=39,
+               flags=E["KPRINT_RECORD_F_CONT"]),
+        record(42, 5, "", [], "Linux version 6.1.0", subsystem="", module="", file="",
+               line=0, function="", device="", flags=E["KPRINT_RECORD_F_BACKLOG"]),
+    ]
+    for i, r in enumerate(bridged):
+        s[f"bridged-{i}"] = bytes([ATTRS]) + nest(r)
+    minimal_ = u64("SEQ", 5) + u32("LEVEL", 4) + string("FORMAT", "f") + string("TEXT", "t")
+    s["source-2"] = bytes([ATTRS]) + nest(minimal_ + u32("SOURCE", 2))
+    s["device-too-long"] = bytes([ATTRS]) + nest(minimal_ + string("DEVICE", "d" * 48))
     for i, r in enumerate(test):
         s[f"test-table-{i}"] = bytes([ATTRS]) + nest(r)
     for i, r in enumerate(demo):
@@ -186,6 +206,8 @@ def query_seeds():
         "q=ipv", "q=%pI4", "format_id=0123456789abcdef", "format_id=ABCDEF0123456789",
         "level=warning&class=setting&subsystem=usb-storage&module=kprint_demo"
         "&q=cheesy&after=0&limit=1000",
+        "source=printk", "source=kprint,printk&module=vmlinux",
+        "device=+pci:0000:00:19.0&source=printk", "device=",
     ]
     bad = [
         "bogus=1", "limit=0", "limit=1001", "limit=-1", "limit=99999999999999999999999",
@@ -194,6 +216,7 @@ def query_seeds():
         "limit=5&limit", "level=err\0x", "subsystem=a\0b", "q=" + "x" * 300,
         "subsystem=" + "s" * 64, "module=" + "m" * 64, "level=err&" * 20 + "bogus=1",
         "after=+1", "format_id=+123456789abcdef", "level=err++", "class=detected+",
+        "source=all", "source=", "source=printk,", "device=" + "d" * 48,
     ]
     s = {}
     for i, q in enumerate(good):

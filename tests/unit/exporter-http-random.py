@@ -34,17 +34,21 @@ work = tempfile.mkdtemp(prefix="kpx-random.")
 path = os.path.join(work, "r.jsonl")
 with open(path, "wb") as f:
     for seq in range(1, 301):
+        # Every fourth a bridged printk record, every eighth with a device.
         f.write(line(record(seq, "random %d \\ \" \n" + "x" * (seq % 7), level=["err", "info"][seq % 2],
-                            subsystem=["usb", "net", ""][seq % 3], args=[str(seq)])))
+                            subsystem=["usb", "net", ""][seq % 3], args=[str(seq)],
+                            source="printk" if seq % 4 == 0 else "kprint",
+                            device="b8:0" if seq % 8 == 0 else "")))
 
 PATHS = ["/", "/metrics", "/records", "/formats", "/healthz", "/metrics/", "//metrics",
          "/records/", "/RECORDS", "/index.html", "/../metrics", "/./records", "/%6detrics",
          "/records%00", "/\xff", "*", "http://127.0.0.1/metrics", ""]
-PARAMS = ["level", "class", "subsystem", "module", "format_id", "q", "after", "limit",
-          "bogus", "", "level[]", "a b"]
+PARAMS = ["level", "class", "source", "subsystem", "device", "module", "format_id", "q",
+          "after", "limit", "bogus", "", "level[]", "a b"]
 VALUES = ["err", "err+", "err%2B", "info", "loud", "detected", "none", "usb", "0", "1",
           "1000", "1001", "-1", "18446744073709551615", "18446744073709551616",
-          "0123456789abcdef", "%00", "%ff", "%", "%zz", "+", "", "x" * 300]
+          "0123456789abcdef", "%00", "%ff", "%", "%zz", "+", "", "x" * 300,
+          "printk", "kprint", "kprint,printk", "printk,", "%2Bpci:0000:00:19.0", "b8:0"]
 METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "CONNECT", "PATCH",
            "get", "G\x00T", "BREW", "GET GET"]
 VERSIONS = ["HTTP/1.1", "HTTP/1.0", "HTTP/1.1", "HTTP/2.0", "HTTP/0.9", "HTTP/1.", "FOO", ""]

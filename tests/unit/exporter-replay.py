@@ -17,8 +17,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import (Exporter, SERIES_LABELS, Tap, line, parse_metrics,  # noqa: E402
-                     promtool_check, record, run_replay)
+from kpxtest import (Exporter, F_BACKLOG, F_CONT, SERIES_LABELS, Tap, line,  # noqa: E402
+                     parse_metrics, promtool_check, record, run_replay, validate)
 
 t = Tap()
 work = tempfile.mkdtemp(prefix="kpx-replay.")
@@ -86,10 +86,13 @@ for i, fmt in enumerate(NASTY):
     # Format i is seen i + 1 times, so each series has its own value.
     for _ in range(i + 1):
         seq += 1
+        # Odd formats as the printk bridge takes them, with a nasty device.
         r = record(seq, fmt, level=["err", "info", "debug"][i % 3],
                    cls=["none", "detected"][i % 2],
                    subsystem=TAGS[i % len(TAGS)], module=TAGS[(i + 1) % len(TAGS)],
-                   args=[fmt, "@R8@", "\x00", "\\"], text="text " + fmt)
+                   args=[fmt, "@R8@", "\x00", "\\"], text="text " + fmt,
+                   source="printk" if i % 2 else "kprint",
+                   device=TAGS[(i + 2) % len(TAGS)] if i % 2 else "")
         r["comm"] = "c@R2@\x00\n"[: 1 + i % 8]
         recs.append(r)
         lines.append(line(r, RAW))
@@ -166,16 +169,21 @@ try:
         g = by_seq.get(r["seq"])
         if not g:
             continue
-        for k in ("format", "subsystem", "module", "comm", "text"):
+        for k in ("format", "subsystem", "device", "module", "comm", "text"):
             if g[k] != expect(r[k]):
                 bad.append("seq %d %s: %r != %r" % (r["seq"], k, g[k], expect(r[k])))
         if g["args"] != [expect(a) for a in r["args"]]:
             bad.append("seq %d args" % r["seq"])
-        for k in ("format_id", "level", "level_num", "class", "ts_mono_ns", "ts_real_ns", "flags"):
+        for k in ("format_id", "source", "level", "level_num", "facility", "class",
+                  "ts_mono_ns", "ts_real_ns", "flags", "continues"):
             if g[k] != r[k]:
                 bad.append("seq %d %s" % (r["seq"], k))
     t.ok(not bad, "every string of every record comes back as written, "
          "NUL and ill-formed bytes as U+FFFD (%s)" % "; ".join(bad[:3]))
+
+    passed, said = validate(got)
+    t.ok(passed, "every record of /records matches schema/record.schema.json (%s)"
+         % (said[:200] or "no complaints"))
 
     st, _, body = ex.get("/healthz")
     t.ok(st == 200, "/healthz is 200 for a replay (%d %r)" % (st, body[:60]))
@@ -188,6 +196,111 @@ try:
 finally:
     rc = ex.stop()
 t.ok(rc == 0, "SIGTERM stops it with status 0 (%s)" % rc)
+
+# The printk bridge's records: a boot's backlog, kprint records, dev_err()s
+# of two devices, and pr_cont() fragments of two CPUs' lines interleaved.
+bridge = [
+    record(1, "", level="notice", source="printk", flags=F_BACKLOG, module="",
+           text="Linux version 6.1.0-18-amd64"),
+    record(2, "", level="info", source="printk", flags=F_BACKLOG, module="",
+           text="Command line: console=ttyS0"),
+    record(3, "kprint_demo %d", module="kprint_demo", subsystem="demo", args=["3"],
+           text="kprint_demo 3"),
+    record(4, "link %s", level="err", source="printk", subsystem="pci",
+           device="+pci:0000:00:19.0", module="e1000e", args=["down"],
+           text="e1000e 0000:00:19.0: link down", function="e1000_watchdog+0x1/0x2"),
+    record(5, "Attached SCSI disk", level="notice", source="printk", subsystem="block",
+           device="b8:0", module="sd_mod", text="sd 0:0:0:0: [sda] Attached SCSI disk"),
+    record(6, "cpu0 says:", source="printk", module="vmlinux", text="cpu0 says:"),
+    record(7, "cpu1 says:", source="printk", module="vmlinux", text="cpu1 says:"),
+    record(8, " %d", source="printk", module="vmlinux", args=["1"], text=" 1",
+           flags=F_CONT, continues=7),
+    record(9, " %d", source="printk", module="vmlinux", args=["0"], text=" 0",
+           flags=F_CONT, continues=6),
+    record(10, " done", source="printk", module="vmlinux", text=" done",
+           flags=F_CONT, continues=6),
+    record(11, "link %s", level="err", source="printk", subsystem="pci",
+           device="+pci:0000:00:19.0", module="e1000e", args=["up"],
+           text="e1000e 0000:00:19.0: link up"),
+    record(12, "kprint_demo %d", module="kprint_demo", subsystem="demo", args=["12"],
+           text="kprint_demo 12"),
+]
+bpath = os.path.join(work, "bridge.jsonl")
+with open(bpath, "wb") as f:
+    f.writelines(line(r) for r in bridge)
+passed, said = validate(b"".join(line(r) for r in bridge), array=False)
+t.ok(passed, "the bridge fixture itself matches the schema (%s)" % (said[:200] or "ok"))
+
+
+def seqs_of(ex, query):
+    st, _, body = ex.get("/records?limit=1000" + query)
+    return st, [r["seq"] for r in json.loads(body)] if st == 200 else json.loads(body)
+
+
+ex = Exporter(bpath)
+try:
+    st, hdr, body = ex.get("/records?limit=1000")
+    got = json.loads(body)
+    t.ok(st == 200 and got == bridge,
+         "/records gives back every field of the bridge's records as the file has them "
+         "(source, device, facility, flags, continues)")
+    passed, said = validate(body)
+    t.ok(passed, "/records of printk records matches the schema (%s)" % (said[:200] or "ok"))
+    printk = [r["seq"] for r in bridge if r["source"] == "printk"]
+    kprint = [r["seq"] for r in bridge if r["source"] == "kprint"]
+    for query, want, what in [
+            ("&source=printk", printk, "source=printk: the %d printk records" % len(printk)),
+            ("&source=kprint", kprint, "source=kprint: the %d kprint records" % len(kprint)),
+            ("&source=kprint,printk", [r["seq"] for r in bridge], "source=kprint,printk: all"),
+            ("&device=%2Bpci:0000:00:19.0", [4, 11], "device=+pci:0000:00:19.0: its two dev_err()s"),
+            ("&device=b8:0&source=printk", [5], "device=b8:0&source=printk: the disk's line"),
+            ("&device=", [r["seq"] for r in bridge if not r["device"]],
+             "device= (empty): the records of no device"),
+            ("&source=printk&module=vmlinux&level=info", [6, 7, 8, 9, 10],
+             "source=printk&module=vmlinux&level=info: the core kernel's lines"),
+            ("&source=printk&limit=2", [10, 11], "source=printk&limit=2: the 2 most recent"),
+            ("&source=printk&after=5&limit=3", [6, 7, 8], "source=printk&after=5&limit=3 pages"),
+    ]:
+        st, seqs = seqs_of(ex, query.replace("limit=1000&", ""))
+        t.ok(st == 200 and seqs == want, "%s (%d %s)" % (what, st, seqs))
+    # dmesg's lines rebuilt from the fragments: each names its line's start.
+    by_seq = {r["seq"]: r for r in got}
+    lines = {}
+    for r in got:
+        if r["flags"] & F_CONT:
+            lines[r["continues"]] += r["text"]
+        elif r["source"] == "printk":
+            lines[r["seq"]] = r["text"]
+    t.ok(lines[6] == "cpu0 says: 0 done" and lines[7] == "cpu1 says: 1" and
+         all(by_seq[r["continues"]]["source"] == "printk" for r in got if r["flags"] & F_CONT),
+         "the interleaved fragments rebuild both CPUs' lines by continues (%r, %r)"
+         % (lines.get(6), lines.get(7)))
+    for query, param, what in [
+            ("source=kernel", "source", "source=kernel"),
+            ("source=", "source", "an empty source="),
+            ("source=all", "source", "source=all (the CLI's word, not /records')"),
+            ("source=printk,", "source", "source=printk,"),
+            ("device=" + "d" * 48, "device", "a device of 48 bytes"),
+            ("device", "device", "device without a value"),
+    ]:
+        st, hdr, body = ex.get("/records?" + query)
+        try:
+            err = json.loads(body)
+        except ValueError:
+            err = {}
+        t.ok(st == 400 and hdr.get("Content-Type") == "application/json" and
+             err.get("parameter") == param and err.get("error"),
+             "%s is 400 with a JSON error naming the parameter (%d %s)" % (what, st, body[:100]))
+    st, _, body = ex.get("/metrics")
+    passed, said = promtool_check(body)
+    t.ok(st == 200 and passed, "/metrics of a replay with printk records passes promtool (%s)"
+         % (said[:200] or "no complaints"))
+    series = [s for s in parse_metrics(body.decode()) if s[0] == "kprint_format_messages_total"]
+    link = [s for s in series if dict(s[1])["format"] == "link %s"]
+    t.ok(len(link) == 1 and link[0][2] == 2 and dict(link[0][1])["module"] == "e1000e",
+         "the replay's per-format series counts the bridged format with its module (%r)" % link)
+finally:
+    ex.stop()
 
 # --records keeps the most recent; everything is still counted.
 ex = Exporter(path, "--records", "5", "--max-series", "3")
@@ -248,6 +361,11 @@ BAD = [
     ("17 args", mutate(args=["a"] * 17)),
     ("an arg not a string", mutate(args=[1])),
     ("a raw NUL byte", line(r3).replace(b"three", b"th\0ree")),
+    ("no source (a dump from before the printk bridge)", mutate(source=None)),
+    ("an unknown source", mutate(source="kernel")),
+    ("a kprint record with a device", mutate(device="b8:0")),
+    ("no continues", mutate(continues=None)),
+    ("a facility past 2^32", mutate(facility=4294967296)),
     ("neither a record nor a lost line", b'{"hello": 1}\n'),
     ("a lost line with a bad reason", b'{"lost":1,"reason":"eaten","cause":"gap","first_seq":1,"last_seq":1}\n'),
 ]

@@ -47,18 +47,36 @@ def fnv1a64(data):
     return h
 
 
+# Bits of a record's flags (enum kprint_record_flags).
+F_TRUNCATED, F_USER, F_BACKLOG, F_CONT = 1, 2, 4, 8
+
+
 def record(seq, fmt, level="info", cls="none", subsystem="", module="m",
-           args=(), text=None):
-    """A record as `kprint dump --json` prints it (str fields)."""
+           args=(), text=None, source="kprint", device="", flags=0, continues=0,
+           function=""):
+    """A record as `kprint dump --json` prints it (str fields); source
+    "printk" for one the printk bridge took."""
     return {
-        "seq": seq, "level": level, "level_num": LEVELS.index(level), "class": cls,
+        "seq": seq, "source": source, "level": level, "level_num": LEVELS.index(level),
+        "facility": 0, "class": cls,
         "ts_mono_ns": 1000 * seq, "ts_real_ns": 1700000000000000000 + seq,
-        "cpu": 0, "pid": 1, "comm": "test", "file": "", "line": 0, "function": "",
-        "subsystem": subsystem, "module": module, "format": fmt,
+        "cpu": 0, "pid": 1, "comm": "test", "file": "", "line": 0, "function": function,
+        "subsystem": subsystem, "device": device, "module": module, "format": fmt,
         "format_id": "%016x" % fnv1a64(fmt.encode("utf-8", "surrogatepass")),
         "args": list(args), "text": fmt if text is None else text,
-        "block_id": 0, "flags": 0,
+        "block_id": 0, "flags": flags, "continues": continues,
     }
+
+
+def validate(objs, array=True):
+    """(passed, what tests/unit/validate_json.py said) for JSON values
+    against schema/record.schema.json: one array (an HTTP answer), or
+    lines."""
+    data = objs if isinstance(objs, bytes) else json.dumps(objs).encode()
+    p = subprocess.run([sys.executable, os.path.join(REPO, "tests/unit/validate_json.py")] +
+                       (["--array"] if array else []), input=data,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    return p.returncode == 0, p.stdout.decode("utf-8", "replace").strip()
 
 
 def line(rec, raw=None):

@@ -28,6 +28,11 @@ expect "no command is a usage error" 2 'no command'
 expect "an unknown command is a usage error" 2 "unknown command 'formatz'" formatz
 expect "a bad --level is a usage error" 2 "bad --level 'error'" dump --level error
 expect "a bad --class is a usage error" 2 "bad --class" dump --class hardware
+expect "a bad --source is a usage error" 2 "bad --source 'kernel' \(kprint, printk or all\)" dump --source kernel
+expect "--source printk, is a usage error" 2 "bad --source" monitor --source printk,
+expect "formats keeps its own --source (its own message)" 2 "^kprint: --source is kprint, printk or all, not 'bogus'" formats --source bogus
+expect "--help documents --source and --device" 0 '--source SOURCES.*' --help
+expect "--help shows the printk text line" 0 'level \[printk SUBSYSTEM DEVICE\] text' --help
 expect "a bad --color is a usage error" 2 'auto, always or never' --color=sometimes dump
 expect "a bad --level-color is a usage error" 2 'bad --level-color' --level-color err=purple dump
 expect "--count 0 is a usage error" 2 'positive number' monitor --count 0
@@ -51,4 +56,6 @@ expect "dump without the module: exit 3" 3 "$nomod" dump --json --level err+ --f
 expect "monitor without the module: exit 3" 3 "$nomod" monitor --count 1
 expect "emit without the module: exit 3" 3 "$nomod" emit --level err --class detected "hello %d" 5
 expect "global options before the command work too" 3 "$nomod" --json --color=never --level-color warn=0x0e stats
+expect "--source and --device parse (then exit 3)" 3 "$nomod" dump --source kprint,printk --source all --device +pci:0000:00:19.0
+expect "--source before the command parses too" 3 "$nomod" --source printk monitor --count 1
 tap_exit

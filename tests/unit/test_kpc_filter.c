@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Filters: level syntax ("err" exactly, "err+" err or worse), classes, tags. */
+/*
+ * Filters: level syntax ("err" exactly, "err+" err or worse), classes,
+ * sources, tags and devices.
+ */
 #include <errno.h>
 
 #include "kpc.h"
@@ -51,7 +54,7 @@ static void test_match(void)
 {
 	struct kpc_record rec = {
 		.level = KPRINT_LEVEL_WARNING, .class = KPRINT_CLASS_DETECTED,
-		.subsystem = "usb", .module = "usb_storage",
+		.subsystem = "usb", .module = "usb_storage", .device = "",
 	};
 	struct kpc_filter f = { 0 };
 	uint32_t classes = 0;
@@ -89,9 +92,59 @@ static void test_match(void)
 	tap_ok(!kpc_filter_match(&f, &rec), "another module does not match");
 }
 
+static void test_sources(void)
+{
+	struct kpc_record kp = {
+		.level = KPRINT_LEVEL_INFO, .subsystem = "", .module = "kprint_demo",
+		.device = "", .source = KPRINT_SOURCE_KPRINT,
+	};
+	struct kpc_record pk = {
+		.level = KPRINT_LEVEL_ERR, .subsystem = "pci", .module = "e1000e",
+		.device = "+pci:0000:00:19.0", .source = KPRINT_SOURCE_PRINTK,
+	};
+	struct kpc_filter f = { 0 };
+	uint32_t mask = 0;
+
+	tap_ok(!kpc_filter_parse_sources("printk", &mask) &&
+	       mask == 1u << KPRINT_SOURCE_PRINTK, "--source printk");
+	mask = 0;
+	tap_ok(!kpc_filter_parse_sources("kprint,printk", &mask) && mask == 3,
+	       "--source kprint,printk selects both");
+	mask = 0;
+	tap_ok(kpc_filter_parse_sources("all", &mask) == -EINVAL &&
+	       kpc_filter_parse_sources("", &mask) == -EINVAL &&
+	       kpc_filter_parse_sources("printk,", &mask) == -EINVAL &&
+	       kpc_filter_parse_sources("Printk", &mask) == -EINVAL &&
+	       kpc_filter_parse_sources("kernel", &mask) == -EINVAL,
+	       "sources \"all\", \"\", \"printk,\", \"Printk\" and \"kernel\" are rejected");
+
+	kpc_filter_parse_sources("printk", &f.sources);
+	tap_ok(kpc_filter_match(&f, &pk) && !kpc_filter_match(&f, &kp),
+	       "source=printk: the bridged record, not the kprint one");
+	f.sources = 1u << KPRINT_SOURCE_KPRINT;
+	tap_ok(!kpc_filter_match(&f, &pk) && kpc_filter_match(&f, &kp),
+	       "source=kprint: the kprint record, not the bridged one");
+	f.sources = 0;
+
+	f.device = "+pci:0000:00:19.0";
+	tap_ok(kpc_filter_match(&f, &pk) && !kpc_filter_match(&f, &kp),
+	       "a device matches exactly the records of that device");
+	f.device = "+pci:0000:00:19";
+	tap_ok(!kpc_filter_match(&f, &pk), "a device prefix does not match");
+	f.device = "";
+	tap_ok(!kpc_filter_match(&f, &pk) && kpc_filter_match(&f, &kp),
+	       "device \"\" selects the records of no device");
+	f.device = NULL;
+	f.sources = 1u << KPRINT_SOURCE_PRINTK;
+	f.module = "e1000e";
+	f.levels = 1u << KPRINT_LEVEL_ERR;
+	tap_ok(kpc_filter_match(&f, &pk), "source, module and level together");
+}
+
 int main(void)
 {
 	test_levels();
 	test_match();
+	test_sources();
 	return tap_done();
 }

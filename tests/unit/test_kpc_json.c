@@ -68,6 +68,8 @@ static struct kpc_record nasty_record(uint64_t seq, unsigned int level,
 		.format = "%s %s %s", .format_id = 0xfedcba9876543210ULL,
 		.text = nasty, .block_id = 18446744073709551615ULL,
 		.flags = KPRINT_RECORD_F_TRUNCATED | KPRINT_RECORD_F_USER,
+		.source = KPRINT_SOURCE_KPRINT, .device = "",
+		.facility = 4294967295u, .continues = 18446744073709551615ULL,
 	};
 
 	args[0] = "\xff\xfe";
@@ -75,6 +77,24 @@ static struct kpc_record nasty_record(uint64_t seq, unsigned int level,
 	args[2] = "tab\there";
 	memcpy(rec.args, args, sizeof(args));
 	rec.nargs = 3;
+	return rec;
+}
+
+/* A bridged dev_err() fragment: source printk, a device, the cont flag. */
+static struct kpc_record printk_record(uint64_t seq)
+{
+	struct kpc_record rec = nasty_record(seq, KPRINT_LEVEL_ERR, KPRINT_CLASS_NONE);
+
+	rec.source = KPRINT_SOURCE_PRINTK;
+	rec.file = "";
+	rec.line = 0;
+	rec.function = "e1000_probe+0x1c/0x2a0";
+	rec.subsystem = "pci";
+	rec.device = "+pci:0000:00:19.0";
+	rec.module = "e1000e";
+	rec.facility = 0;
+	rec.flags = KPRINT_RECORD_F_CONT;
+	rec.continues = seq - 1;
 	return rec;
 }
 
@@ -97,9 +117,12 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 	snprintf(format_id, sizeof(format_id), "%016" PRIx64, rec->format_id);
 
 	ok = ok && kpc_json_add(obj, "seq", json_object_new_uint64(rec->seq));
+	ok = ok && kpc_json_add(obj, "source",
+				json_object_new_string(kpc_source_name(rec->source)));
 	ok = ok && kpc_json_add(obj, "level",
 				json_object_new_string(kpc_level_name(rec->level)));
 	ok = ok && kpc_json_add(obj, "level_num", json_object_new_int(rec->level));
+	ok = ok && kpc_json_add(obj, "facility", json_object_new_int64(rec->facility));
 	ok = ok && kpc_json_add(obj, "class",
 				json_object_new_string(kpc_class_name(rec->class)));
 	ok = ok && kpc_json_add(obj, "ts_mono_ns",
@@ -113,6 +136,7 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 	ok = ok && kpc_json_add(obj, "line", json_object_new_int64(rec->line));
 	ok = ok && kpc_json_add(obj, "function", kpc_json_string(rec->function));
 	ok = ok && kpc_json_add(obj, "subsystem", kpc_json_string(rec->subsystem));
+	ok = ok && kpc_json_add(obj, "device", kpc_json_string(rec->device));
 	ok = ok && kpc_json_add(obj, "module", kpc_json_string(rec->module));
 	ok = ok && kpc_json_add(obj, "format", kpc_json_string(rec->format));
 	ok = ok && kpc_json_add(obj, "format_id", json_object_new_string(format_id));
@@ -131,6 +155,8 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 	ok = ok && kpc_json_add(obj, "block_id",
 				json_object_new_uint64(rec->block_id));
 	ok = ok && kpc_json_add(obj, "flags", json_object_new_int64(rec->flags));
+	ok = ok && kpc_json_add(obj, "continues",
+				json_object_new_uint64(rec->continues));
 
 	if (!ok) {
 		json_object_put(obj);
@@ -194,8 +220,8 @@ static void test_record(void)
 	       "the JSON line has no raw control bytes and ends in one newline");
 
 	back = json_tokener_parse(line);
-	tap_ok(back && json_object_object_length(back) == 20,
-	       "the line parses back with json-c, with 20 keys");
+	tap_ok(back && json_object_object_length(back) == 24,
+	       "the line parses back with json-c, with 24 keys");
 
 	tap_ok(json_object_object_get_ex(back, "seq", &v) &&
 	       json_object_get_uint64(v) == 18446744073709551615ULL,
@@ -227,6 +253,13 @@ static void test_record(void)
 	       !strcmp(json_object_get_string(json_object_array_get_idx(v, 1)), "") &&
 	       !strcmp(json_object_get_string(json_object_array_get_idx(v, 2)), "tab\there"),
 	       "args are an array of sanitized strings, in order");
+	tap_ok((s = get_str(back, "source")) && !strcmp(s, "kprint") &&
+	       (s = get_str(back, "device")) && !strcmp(s, "") &&
+	       json_object_object_get_ex(back, "facility", &v) &&
+	       json_object_get_int64(v) == 4294967295LL &&
+	       json_object_object_get_ex(back, "continues", &v) &&
+	       json_object_get_uint64(v) == 18446744073709551615ULL,
+	       "source by name, device, facility (u32) and continues (u64)");
 	tap_ok(json_object_object_get_ex(back, "pid", &v) &&
 	       json_object_get_int64(v) == 4294967295LL &&
 	       json_object_object_get_ex(back, "flags", &v) && json_object_get_int(v) == 3,
@@ -258,6 +291,26 @@ static void test_lost_and_stats(void)
 	line = print_line(obj);
 	tap_ok(!strcmp(line, "{\"records\":5,\"next_seq\":9}\n"),
 	       "stats JSON has the counters the kernel sent, by name");
+	free(line);
+	json_object_put(obj);
+
+	st.bridge = 1;
+	st.bridged = 812;
+	st.bridge_skipped = 3;
+	st.bridge_dropped_nmi = 1;
+	st.bridge_dropped_recursion = 2;
+	st.bridge_dropped_scratch = 4;
+	st.bridge_missed = 5;
+	st.bridge_backlog = 554;
+	for (int a = KPRINT_STATS_A_BRIDGE; a <= KPRINT_STATS_A_BRIDGE_BACKLOG; a++)
+		st.present |= 1u << a;
+	obj = kpc_json_stats(&st);
+	line = print_line(obj);
+	tap_ok(!strcmp(line, "{\"records\":5,\"next_seq\":9,\"bridge\":1,\"bridged\":812,"
+		       "\"bridge_skipped\":3,\"bridge_dropped_nmi\":1,"
+		       "\"bridge_dropped_recursion\":2,\"bridge_dropped_scratch\":4,"
+		       "\"bridge_missed\":5,\"bridge_backlog\":554}\n"),
+	       "stats JSON has the printk bridge's counters, by name");
 	free(line);
 	json_object_put(obj);
 }
@@ -311,7 +364,8 @@ static char *spoil(const char *line, const char *from, const char *to)
 static void test_schema(void)
 {
 	const char *validator = getenv("KPC_VALIDATE"), *schema = getenv("KPC_SCHEMA");
-	char *lines[KPRINT_LEVEL_MAX + 4], *template, *bad;
+	char *lines[KPRINT_LEVEL_MAX + 6], *template, *printk, *bad;
+	struct kpc_record prec;
 	struct kpc_event ev = {
 		.kind = KPC_EVENT_LOST, .count = 1, .first_seq = 0, .last_seq = 0,
 		.reason = KPC_LOST_MISSING, .cause = KPC_CAUSE_GAP,
@@ -332,6 +386,25 @@ static void test_schema(void)
 		{ "\"class\":\"setting\"", "\"class\":\"hardware\"", "an unknown class" },
 		{ "\"lost\":1,", "\"lost\":0,", "a lost event of 0 records" },
 		{ "\"reason\":\"missing\"", "\"reason\":\"eaten\"", "an unknown lost reason" },
+		{ "\"source\":\"kprint\",", "", "a record without source" },
+		{ "\"source\":\"kprint\"", "\"source\":\"kernel\"", "an unknown source" },
+		{ "\"source\":\"kprint\"", "\"source\":0", "a numeric source" },
+		{ "\"device\":\"\"", "\"device\":\"+pci:0000:00:19.0\"", "a kprint record with a device" },
+		{ "\"device\":\"\",", "", "a record without device" },
+		{ "\"facility\":4294967295,", "", "a record without facility" },
+		{ "\"facility\":4294967295", "\"facility\":4294967296", "a facility past u32" },
+		{ ",\"continues\":18446744073709551615", "", "a record without continues" },
+		{ "\"continues\":18446744073709551615", "\"continues\":-1", "a negative continues" },
+	};
+	/* Spoiled from the printk record's line. */
+	static const struct {
+		const char *from, *to, *what;
+	} printk_spoils[] = {
+		{ "\"device\":\"+pci:0000:00:19.0\"",
+		  "\"device\":\"+pci:0000:00:19.0-and-then-some-more-bytes-past-47\"",
+		  "a device longer than 47" },
+		{ "\"device\":\"+pci:0000:00:19.0\"", "\"device\":null", "a null device" },
+		{ "\"source\":\"printk\"", "\"source\":\"PRINTK\"", "source PRINTK" },
 	};
 
 	if (!validator || !schema || access(validator, R_OK) || access(schema, R_OK)) {
@@ -346,12 +419,27 @@ static void test_schema(void)
 	template = record_line(18446744073709551615ULL, KPRINT_LEVEL_WARNING,
 			       KPRINT_CLASS_SETTING);
 	lines[n++] = template;
+	prec = printk_record(5);
+	printk = record_print_line(&prec);
+	lines[n++] = printk;
+	prec.source = KPRINT_SOURCE_PRINTK;
+	prec.flags = KPRINT_RECORD_F_BACKLOG;
+	prec.continues = 0;
+	prec.device = "";
+	prec.subsystem = "";
+	prec.module = "";
+	prec.function = "";
+	prec.format = "";
+	prec.nargs = 0;
+	prec.format_id = kpc_format_id("");
+	lines[n++] = record_print_line(&prec);
 	obj = kpc_json_lost(&ev);
 	lines[n++] = print_line(obj);
 	json_object_put(obj);
 
 	tap_ok(validate(validator, schema, (const char *const *)lines, n, false) == 0,
-	       "records of every level and class, and a lost event, validate against the schema");
+	       "records of every level and class, printk ones (a device, a fragment, a backlog "
+	       "line) and a lost event validate against the schema");
 
 	for (i = 0; i < sizeof(spoils) / sizeof(spoils[0]); i++) {
 		const char *src = strstr(spoils[i].from, "lost") || strstr(spoils[i].from, "reason") ?
@@ -364,6 +452,17 @@ static void test_schema(void)
 		bad = spoil(src, spoils[i].from, spoils[i].to);
 		tap_ok(validate(validator, schema, (const char *const *)&bad, 1, true) != 0,
 		       "the schema rejects %s", spoils[i].what);
+		free(bad);
+	}
+	for (i = 0; i < sizeof(printk_spoils) / sizeof(printk_spoils[0]); i++) {
+		if (!strstr(printk, printk_spoils[i].from)) {
+			tap_ok(0, "schema rejects %s (test bug: pattern not found)",
+			       printk_spoils[i].what);
+			continue;
+		}
+		bad = spoil(printk, printk_spoils[i].from, printk_spoils[i].to);
+		tap_ok(validate(validator, schema, (const char *const *)&bad, 1, true) != 0,
+		       "the schema rejects %s", printk_spoils[i].what);
 		free(bad);
 	}
 	bad = "{\"seq\":1,\"seq\":2}\n";
@@ -564,7 +663,15 @@ static void test_record_write(void)
 	rec.seq = 0;
 	rec.level = KPRINT_LEVEL_EMERG;
 	rec.class = KPRINT_CLASS_NONE;
+	rec.facility = 0;
+	rec.continues = 0;
 	check_write(&rec, "no arguments, zeros");
+	rec = printk_record(77);
+	check_write(&rec, "a printk record with a device and the cont flag");
+	for (i = 0; i < sizeof(weird) / sizeof(weird[0]); i++) {
+		rec.device = weird[i];
+		check_write(&rec, "a device of the weird strings");
+	}
 }
 
 /* A full disk is an error, not a line silently lost. */

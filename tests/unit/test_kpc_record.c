@@ -59,6 +59,9 @@ enum {
 	TEXT_AT_LIMIT	= 1 << 14,
 	COMM_TOO_LONG	= 1 << 15,
 	LINE_AS_U16	= 1 << 16,
+	SOURCE_2	= 1 << 17,
+	DEVICE_TOO_LONG	= 1 << 18,
+	DEVICE_AT_LIMIT	= 1 << 19,
 };
 
 /* Build the nest's payload in its own message, then put it as one attr. */
@@ -86,6 +89,14 @@ static struct nl_msg *minimal(unsigned int spoil, unsigned int nargs)
 	}
 	if (spoil & CLASS_5)
 		nla_put_u32(inner, KPRINT_RECORD_A_CLASS, 5);
+	if (spoil & SOURCE_2)
+		nla_put_u32(inner, KPRINT_RECORD_A_SOURCE, KPRINT_SOURCE_MAX + 1);
+	if (spoil & (DEVICE_TOO_LONG | DEVICE_AT_LIMIT)) {
+		len = spoil & DEVICE_TOO_LONG ? KPRINT_DEVICE_MAX : KPRINT_DEVICE_MAX - 1;
+		memset(text, 'd', len);
+		text[len] = '\0';
+		nla_put_string(inner, KPRINT_RECORD_A_DEVICE, text);
+	}
 	if (spoil & LINE_AS_U16)
 		nla_put_u16(inner, KPRINT_RECORD_A_LINE, 7);
 	if (spoil & COMM_TOO_LONG)
@@ -184,8 +195,12 @@ static void test_full_record(void)
 	tap_ok(rec.nargs == 2 && !strcmp(rec.args[0], "flash") &&
 	       !strcmp(rec.args[1], "12"),
 	       "repeated ARG attributes decode in order");
-	tap_ok(rec.block_id == 7 && rec.flags == KPRINT_RECORD_F_USER,
+	tap_ok(rec.block_id == 7 &&
+	       rec.flags == (KPRINT_RECORD_F_USER | KPRINT_RECORD_F_CONT),
 	       "block_id and flags decode");
+	tap_ok(rec.source == KPRINT_SOURCE_PRINTK && !strcmp(rec.device, "+usb:1-1.2") &&
+	       rec.facility == 3 && rec.continues == 0x8000000000000004ULL,
+	       "source, device, facility and continues decode");
 	nlmsg_free(msg);
 }
 
@@ -196,8 +211,10 @@ static void test_minimal_defaults(void)
 
 	tap_ok(err == 0, "a record with only seq, level, format and text decodes");
 	tap_ok(!err && rec.class == KPRINT_CLASS_NONE && !strcmp(rec.comm, "") &&
-	       !strcmp(rec.subsystem, "") && rec.line == 0 && rec.block_id == 0,
-	       "optional attributes default to 0 and \"\"");
+	       !strcmp(rec.subsystem, "") && rec.line == 0 && rec.block_id == 0 &&
+	       rec.source == KPRINT_SOURCE_KPRINT && !strcmp(rec.device, "") &&
+	       rec.facility == 0 && rec.continues == 0,
+	       "optional attributes default to 0 and \"\" (source kprint, no device)");
 	tap_ok(!err && rec.format_id == kpc_format_id("%s"),
 	       "a missing format_id is computed from the format");
 }
@@ -224,8 +241,9 @@ static void test_batched(void)
 	/* kpc_record_dup() copies must outlive the message. */
 	tap_ok(s.copy[1] && !strcmp(s.copy[1]->text, "cheesy flash drive detected at 12") &&
 	       s.copy[1]->nargs == 2 && !strcmp(s.copy[1]->args[1], "12") &&
-	       s.copy[1]->level == KPRINT_LEVEL_WARNING,
-	       "kpc_record_dup() copies survive the message");
+	       s.copy[1]->level == KPRINT_LEVEL_WARNING &&
+	       !strcmp(s.copy[1]->device, "+usb:1-1.2") && s.copy[1]->continues == 10,
+	       "kpc_record_dup() copies survive the message, device and continues too");
 	seen_free(&s);
 }
 
@@ -271,6 +289,8 @@ static void test_rejects(void)
 		{ SEQ_TWICE, 1, -EINVAL, "a record with two SEQs" },
 		{ LEVEL_8, 1, -ERANGE, "LEVEL 8 (past debug)" },
 		{ CLASS_5, 1, -ERANGE, "CLASS 5 (past copyright)" },
+		{ SOURCE_2, 1, -ERANGE, "SOURCE 2 (past printk)" },
+		{ DEVICE_TOO_LONG, 1, -EINVAL, "a DEVICE longer than KPRINT_DEVICE_MAX" },
 		{ TRAILING_JUNK, 1, -EINVAL, "a nest with trailing bytes" },
 		{ TEXT_TOO_LONG, 1, -EINVAL, "a TEXT longer than KPRINT_TEXT_MAX" },
 		{ COMM_TOO_LONG, 1, -EINVAL, "a COMM longer than KPRINT_COMM_MAX" },
@@ -291,6 +311,9 @@ static void test_rejects(void)
 	err = decode_minimal(TEXT_AT_LIMIT, 1, &rec);
 	tap_ok(err == 0 && strlen(rec.text) == KPRINT_TEXT_MAX - 1,
 	       "accepts a TEXT of exactly KPRINT_TEXT_MAX bytes with its NUL");
+	err = decode_minimal(DEVICE_AT_LIMIT, 1, &rec);
+	tap_ok(err == 0 && strlen(rec.device) == KPRINT_DEVICE_MAX - 1,
+	       "accepts a DEVICE of exactly KPRINT_DEVICE_MAX bytes with its NUL");
 	err = decode_minimal(UNKNOWN_ATTR, 1, &rec);
 	tap_ok(err == 0, "ignores an attribute newer than the UAPI it knows");
 }
@@ -354,6 +377,13 @@ static void test_names(void)
 	       kpc_class_name(5) == NULL &&
 	       kpc_class_parse("registered") == KPRINT_CLASS_REGISTERED &&
 	       kpc_class_parse("bogus") == -EINVAL, "class names and parsing");
+	tap_ok(!strcmp(kpc_source_name(KPRINT_SOURCE_KPRINT), "kprint") &&
+	       !strcmp(kpc_source_name(KPRINT_SOURCE_PRINTK), "printk") &&
+	       kpc_source_name(KPRINT_SOURCE_MAX + 1) == NULL &&
+	       kpc_source_parse("printk") == KPRINT_SOURCE_PRINTK &&
+	       kpc_source_parse("kprint") == KPRINT_SOURCE_KPRINT &&
+	       kpc_source_parse("all") == -EINVAL && kpc_source_parse("") == -EINVAL,
+	       "source names and parsing");
 }
 
 /*
@@ -374,7 +404,8 @@ static void test_generated_tables(void)
 	       t[KPRINT_RECORD_A_MODULE].len == KPRINT_TAG_MAX &&
 	       t[KPRINT_RECORD_A_FORMAT].len == KPRINT_FORMAT_MAX &&
 	       t[KPRINT_RECORD_A_ARG].len == KPRINT_ARG_MAX &&
-	       t[KPRINT_RECORD_A_TEXT].len == KPRINT_TEXT_MAX,
+	       t[KPRINT_RECORD_A_TEXT].len == KPRINT_TEXT_MAX &&
+	       t[KPRINT_RECORD_A_DEVICE].len == KPRINT_DEVICE_MAX,
 	       "the record table's string limits are the UAPI's, NUL included");
 	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
 		if (t[type].kind == KPC_GENL_STRING)

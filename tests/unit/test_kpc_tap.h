@@ -63,7 +63,11 @@ static inline struct nl_msg *test_msg(uint8_t cmd)
 	return msg;
 }
 
-/* A complete, valid record with two args; seq and level vary. */
+/*
+ * A complete, valid record with two args and every attribute, a bridged
+ * printk fragment's (source, device, facility, continues); seq and level
+ * vary.
+ */
 static inline void test_put_record(struct nl_msg *msg, uint64_t seq,
 				   unsigned int level)
 {
@@ -91,7 +95,11 @@ static inline void test_put_record(struct nl_msg *msg, uint64_t seq,
 	nla_put_string(msg, KPRINT_RECORD_A_TEXT,
 		       "cheesy flash drive detected at 12");
 	nla_put_u64(msg, KPRINT_RECORD_A_BLOCK_ID, 7);
-	nla_put_u32(msg, KPRINT_RECORD_A_FLAGS, KPRINT_RECORD_F_USER);
+	nla_put_u32(msg, KPRINT_RECORD_A_FLAGS, KPRINT_RECORD_F_USER | KPRINT_RECORD_F_CONT);
+	nla_put_u32(msg, KPRINT_RECORD_A_SOURCE, KPRINT_SOURCE_PRINTK);
+	nla_put_string(msg, KPRINT_RECORD_A_DEVICE, "+usb:1-1.2");
+	nla_put_u32(msg, KPRINT_RECORD_A_FACILITY, 3);
+	nla_put_u64(msg, KPRINT_RECORD_A_CONTINUES, seq ? seq - 1 : 0);
 	nla_nest_end(msg, nest);
 }
 

@@ -140,7 +140,7 @@ static void test_line(void)
 {
 	struct kpc_record rec = {
 		.seq = 1, .level = KPRINT_LEVEL_ERR, .ts_mono_ns = 12345678901ULL,
-		.comm = "", .file = "", .function = "", .module = "",
+		.comm = "", .file = "", .function = "", .module = "", .device = "",
 		.subsystem = "usb-storage", .format = "%s",
 		.text = "cheesy flash drive detected at 12\n",
 	};
@@ -186,11 +186,134 @@ static void test_line(void)
 	free(got);
 }
 
+/* printk records: where they come from in brackets, in place of "subsystem: ". */
+static void test_printk_line(void)
+{
+	struct kpc_record rec = {
+		.seq = 9, .level = KPRINT_LEVEL_INFO, .ts_mono_ns = 3141592653ULL,
+		.comm = "swapper/0", .file = "", .function = "free_initmem+0x1/0x2",
+		.module = "vmlinux", .device = "", .subsystem = "", .format = "%s",
+		.text = "Freeing unused kernel memory: 2048K",
+		.source = KPRINT_SOURCE_PRINTK,
+	};
+	struct kpc_text_opts o;
+	char *got;
+
+	kpc_text_init(&o, false, true);
+	got = line(&o, &rec);
+	tap_ok(!strcmp(got, "[    3.141592] info   [printk] Freeing unused kernel memory: 2048K\n"),
+	       "a printk record: [printk] where the subsystem would be");
+	free(got);
+
+	rec.level = KPRINT_LEVEL_ERR;
+	rec.subsystem = "pci";
+	rec.device = "+pci:0000:00:19.0";
+	rec.text = "e1000e 0000:00:19.0: link down";
+	got = line(&o, &rec);
+	tap_ok(!strcmp(got, "[    3.141592] err    [printk +pci:0000:00:19.0] "
+			    "e1000e 0000:00:19.0: link down\n"),
+	       "a dev_err(): the device, the subsystem left out when the device names it");
+	free(got);
+
+	rec.subsystem = "block";
+	rec.device = "b8:0";
+	rec.text = "sd 0:0:0:0: [sda] Attached SCSI disk";
+	got = line(&o, &rec);
+	tap_ok(strstr(got, "] err    [printk block b8:0] sd 0:0:0:0: [sda] Attached") != NULL,
+	       "a block device: subsystem and device");
+	free(got);
+
+	rec.subsystem = "plat\033[2J";
+	rec.device = "+plat\033[2J:x\ny";
+	got = line(&o, &rec);
+	tap_ok(!strchr(got, '\033') && strstr(got, "[printk +plat\\x1b[2J:x\\x0ay] "),
+	       "subsystem and device are escaped like the text");
+	free(got);
+
+	rec.subsystem = "";
+	rec.device = "";
+	rec.flags = KPRINT_RECORD_F_BACKLOG;
+	rec.level = KPRINT_LEVEL_NOTICE;
+	rec.text = "Linux version 6.1.0-18-amd64";
+	got = line(&o, &rec);
+	tap_ok(!strcmp(got, "[    3.141592] notice [printk backlog] Linux version 6.1.0-18-amd64\n"),
+	       "a backlog record says so");
+	free(got);
+
+	rec.flags = KPRINT_RECORD_F_CONT;
+	rec.continues = 4711;
+	rec.text = " done.";
+	got = line(&o, &rec);
+	tap_ok(!strcmp(got, "[    3.141592] notice [printk cont 4711]  done.\n"),
+	       "a pr_cont() fragment names the record whose line it continues");
+	free(got);
+
+	kpc_text_init(&o, true, true);
+	rec.flags = 0;
+	rec.level = KPRINT_LEVEL_ERR;
+	rec.text = "boom";
+	got = line(&o, &rec);
+	tap_ok(!strcmp(got, "\033[32m[    3.141592]\033[0m \033[31merr   \033[0m "
+			    "\033[36m[printk]\033[0m \033[31mboom\033[0m\n"),
+	       "colored: the brackets cyan, like a subsystem");
+	free(got);
+}
+
+static char *stats_text(const struct kpc_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kpc_text_stats(f, st);
+	fclose(f);
+	return buf;
+}
+
+static void test_stats(void)
+{
+	struct kpc_stats st = { .records = 5, .next_seq = 9 };
+	char *got;
+	int a;
+
+	st.present = (1u << KPRINT_STATS_A_RECORDS) | (1u << KPRINT_STATS_A_NEXT_SEQ);
+	got = stats_text(&st);
+	tap_ok(!strncmp(got, "records                           5\n", 36) &&
+	       strstr(got, "\nnext_seq                          9\n") &&
+	       strstr(got, "\noverwritten                       -\n") &&
+	       strstr(got, "\nbridge                            -\n") && !strstr(got, "bridged"),
+	       "stats: a row per counter, \"-\" for those not sent, bridge \"-\" without its counters");
+	free(got);
+
+	st.bridge = 1;
+	st.bridged = 812;
+	st.bridge_skipped = 3;
+	st.bridge_dropped_nmi = 1;
+	st.bridge_dropped_recursion = 0;
+	st.bridge_dropped_scratch = 1;
+	st.bridge_missed = 7;
+	st.bridge_backlog = 554;
+	for (a = KPRINT_STATS_A_BRIDGE; a <= KPRINT_STATS_A_BRIDGE_BACKLOG; a++)
+		st.present |= 1u << a;
+	got = stats_text(&st);
+	tap_ok(strstr(got, "\nbridge         on, bridged 812, skipped 3, dropped 9 (nmi 1, "
+			   "recursion 0, scratch 1, missed 7), backlog 554\n") &&
+	       !strstr(got, "bridge_"),
+	       "stats: the bridge's counters on one line, dropped the sum of its reasons");
+	free(got);
+	st.bridge = 0;
+	got = stats_text(&st);
+	tap_ok(strstr(got, "\nbridge         off, bridged 812,") != NULL, "stats: bridge off");
+	free(got);
+}
+
 int main(void)
 {
 	test_colors();
 	test_level_colors();
 	test_escape();
 	test_line();
+	test_printk_line();
+	test_stats();
 	return tap_done();
 }

@@ -108,7 +108,8 @@ static void test_page(void)
 	}
 	for (i = 0; i < KPX_NR_METRICS; i++) {
 		bool kernel = i == KPX_M_KERNEL_UP || i == KPX_M_KERNEL_RECORDS ||
-			      i == KPX_M_KERNEL_OVERWRITTEN;
+			      i == KPX_M_KERNEL_OVERWRITTEN ||
+			      (i >= KPX_M_BRIDGE_ENABLED && i <= KPX_M_BRIDGE_BACKLOG);
 
 		/* A replay has no kernel to ask: its kprint_kernel_* are left out. */
 		if (seen[i] != (kernel ? 0u : 1u)) {
@@ -123,9 +124,88 @@ static void test_page(void)
 	kpx_store_fini(&store);
 }
 
+static char *bridge_page(const struct kpc_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kpx_metrics_bridge(f, st);
+	fclose(f);
+	return buf;
+}
+
+/* promtool's verdict on a page: 1 passed, 0 failed, -1 no promtool here. */
+static int promtool(const char *page)
+{
+	FILE *p;
+
+	if (system("command -v promtool >/dev/null 2>&1"))
+		return -1;
+	p = popen("promtool check metrics >/dev/null 2>&1", "w");
+	if (!p)
+		return 0;
+	fputs(page, p);
+	return pclose(p) == 0;
+}
+
+static void test_bridge(void)
+{
+	struct kpc_stats st = {
+		.bridge = 1, .bridged = 812, .bridge_skipped = 3, .bridge_dropped_nmi = 1,
+		.bridge_dropped_recursion = 2, .bridge_dropped_scratch = 4,
+		.bridge_missed = 5, .bridge_backlog = 554,
+	};
+	char *page, want[4096];
+	size_t n = 0;
+	int a, verdict;
+
+	page = bridge_page(&st);
+	tap_ok(page && !*page, "a module without the bridge's counters: no kprint_bridge_* at all");
+	free(page);
+
+	for (a = KPRINT_STATS_A_BRIDGE; a <= KPRINT_STATS_A_BRIDGE_BACKLOG; a++)
+		st.present |= 1u << a;
+	page = bridge_page(&st);
+#define HEAD(m) n += snprintf(want + n, sizeof(want) - n, "# HELP %s %s\n# TYPE %s %s\n", \
+			      kpx_metric_defs[m].name, kpx_metric_defs[m].help, \
+			      kpx_metric_defs[m].name, kpx_metric_defs[m].type)
+#define LINE(s) n += snprintf(want + n, sizeof(want) - n, "%s\n", s)
+	HEAD(KPX_M_BRIDGE_ENABLED);
+	LINE("kprint_bridge_enabled 1");
+	HEAD(KPX_M_BRIDGE_RECORDS);
+	LINE("kprint_bridge_records_total 812");
+	HEAD(KPX_M_BRIDGE_SKIPPED);
+	LINE("kprint_bridge_skipped_total 3");
+	HEAD(KPX_M_BRIDGE_DROPPED);
+	LINE("kprint_bridge_dropped_total{reason=\"nmi\"} 1");
+	LINE("kprint_bridge_dropped_total{reason=\"recursion\"} 2");
+	LINE("kprint_bridge_dropped_total{reason=\"scratch\"} 4");
+	LINE("kprint_bridge_dropped_total{reason=\"missed\"} 5");
+	HEAD(KPX_M_BRIDGE_BACKLOG);
+	LINE("kprint_bridge_backlog_records_total 554");
+#undef HEAD
+#undef LINE
+	tap_ok(page && !strcmp(page, want),
+	       "the bridge's families: enabled, records, skipped, dropped by reason "
+	       "(nmi, recursion, scratch, missed), backlog, each with its HELP and TYPE");
+	verdict = promtool(page);
+	if (verdict < 0)
+		tap_skip("promtool check metrics of the bridge's families (no promtool)");
+	else
+		tap_ok(verdict == 1, "promtool check metrics passes the bridge's families");
+	free(page);
+
+	st.bridge = 0;
+	page = bridge_page(&st);
+	tap_ok(page && strstr(page, "\nkprint_bridge_enabled 0\n"), "bridge off: enabled 0");
+	free(page);
+}
+
 int main(void)
 {
 	test_table();
 	test_page();
+	test_bridge();
 	return tap_done();
 }

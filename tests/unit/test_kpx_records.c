@@ -19,7 +19,7 @@ static struct kpc_record *mk(uint64_t seq, unsigned int level, const char *fmt,
 		.seq = seq, .level = level, .class = KPRINT_CLASS_NONE,
 		.comm = "t", .file = "", .function = "", .subsystem = subsystem,
 		.module = "m", .format = fmt, .format_id = kpc_format_id(fmt),
-		.text = fmt,
+		.text = fmt, .device = "",
 	};
 
 	return kpc_record_dup(&r);
@@ -131,6 +131,13 @@ static void test_params(void)
 		{ "limit", "1001", 0 }, { "limit", "-5", 0 }, { "limit", "+5", 0 },
 		{ "limit", "99999999999999999999", 0 },
 		{ "q", "", 1 }, { "bogus", "1", 0 },
+		{ "source", "printk", 1 }, { "source", "kprint", 1 },
+		{ "source", "kprint,printk", 1 }, { "source", "", 0 }, { "source", "all", 0 },
+		{ "source", "printk,", 0 }, { "source", "PRINTK", 0 }, { "source", NULL, 0 },
+		{ "device", "+pci:0000:00:19.0", 1 }, { "device", "", 1 },
+		{ "device", "b8:0", 1 },
+		{ "device", "01234567890123456789012345678901234567890123456", 1 },
+		{ "device", "012345678901234567890123456789012345678901234567", 0 },
 	};
 	struct kpx_query q;
 	char err[128];
@@ -305,6 +312,77 @@ static void test_metrics_labels(void)
 	free(s);
 }
 
+/* source= and device= over a store of kprint and bridged records. */
+static void test_source_device(void)
+{
+	static const char *const devices[] = { "", "+pci:0000:00:19.0", "b8:0" };
+	struct kpc_record *batch[12];
+	struct kpx_store s;
+	struct kpx_query q;
+	uint64_t got[16];
+	char err[128];
+	int i, n;
+	bool ok;
+
+	kpx_store_init(&s, 16);
+	for (i = 0; i < 12; i++) {
+		struct kpc_record r = {
+			.seq = i + 1, .level = KPRINT_LEVEL_INFO, .comm = "t", .file = "",
+			.function = "", .subsystem = "", .module = "vmlinux", .format = "f",
+			.format_id = kpc_format_id("f"), .text = "f",
+			/* Every third a kprint record, the others bridged. */
+			.source = i % 3 ? KPRINT_SOURCE_PRINTK : KPRINT_SOURCE_KPRINT,
+			.device = i % 3 ? devices[i % 2 + 1] : "",
+		};
+
+		batch[i] = kpc_record_dup(&r);
+	}
+	kpx_store_add(&s, batch, 12);
+
+	kpx_query_init(&q);
+	param(&q, "source", "printk");
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	ok = n == 8;
+	for (i = 0; ok && i < n; i++)
+		ok = (got[i] - 1) % 3 != 0;
+	tap_ok(ok, "source=printk: the 8 bridged records (%d)", n);
+
+	kpx_query_init(&q);
+	param(&q, "source", "kprint");
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(n == 4 && got[0] == 1 && got[1] == 4 && got[2] == 7 && got[3] == 10,
+	       "source=kprint: the 4 kprint records (%d)", n);
+
+	kpx_query_init(&q);
+	param(&q, "source", "kprint,printk");
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(n == 12, "source=kprint,printk: all 12 (%d)", n);
+
+	kpx_query_init(&q);
+	param(&q, "device", "b8:0");
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	ok = n == 4;
+	for (i = 0; ok && i < n; i++)
+		ok = (got[i] - 1) % 3 && (got[i] - 1) % 2 == 1;
+	tap_ok(ok, "device=b8:0: exactly that device's 4 records (%d)", n);
+
+	kpx_query_init(&q);
+	param(&q, "device", "");
+	param(&q, "source", "printk");
+	n = seqs(kpx_records_json(&s, &q), got, 16);
+	tap_ok(n == 0, "device=&source=printk: every bridged record here has a device (%d)", n);
+
+	kpx_query_init(&q);
+	tap_ok(kpx_query_param(&q, "source", "kernel", 6, err, sizeof(err)) == -EINVAL &&
+	       !strcmp(err, "source is kprint or printk, comma-separated"),
+	       "source=kernel is refused with its reason (%s)", err);
+	tap_ok(kpx_query_param(&q, "device", "012345678901234567890123456789012345678901234567",
+			       48, err, sizeof(err)) == -EINVAL &&
+	       !strcmp(err, "device is at most 47 bytes"),
+	       "a device of 48 bytes is refused with its reason (%s)", err);
+	kpx_store_fini(&s);
+}
+
 /* after= binary-searches records in order and scans those that are not. */
 static void test_store_order(void)
 {
@@ -348,6 +426,7 @@ int main(void)
 	test_store();
 	test_store_order();
 	test_params();
+	test_source_device();
 	test_metrics();
 	test_metrics_labels();
 	return tap_done();

@@ -14,11 +14,23 @@
 #include "test_kpc_tap.h"
 
 static const char good[] =
-	"{\"seq\":7,\"level\":\"err\",\"level_num\":3,\"class\":\"detected\","
+	"{\"seq\":7,\"source\":\"kprint\",\"level\":\"err\",\"level_num\":3,\"facility\":0,"
+	"\"class\":\"detected\","
 	"\"ts_mono_ns\":1,\"ts_real_ns\":2,\"cpu\":3,\"pid\":4,\"comm\":\"c\","
-	"\"file\":\"f.c\",\"line\":5,\"function\":\"fn\",\"subsystem\":\"sub\","
+	"\"file\":\"f.c\",\"line\":5,\"function\":\"fn\",\"subsystem\":\"sub\",\"device\":\"\","
 	"\"module\":\"mod\",\"format\":\"hello %d\",\"format_id\":\"a794a6c6b7eed728\","
-	"\"args\":[\"5\"],\"text\":\"hello 5\",\"block_id\":9,\"flags\":1}";
+	"\"args\":[\"5\"],\"text\":\"hello 5\",\"block_id\":9,\"flags\":1,\"continues\":0}";
+
+/* A bridged dev_err() fragment, as kprint monitor --json writes one. */
+static const char good_printk[] =
+	"{\"seq\":8,\"source\":\"printk\",\"level\":\"err\",\"level_num\":3,\"facility\":0,"
+	"\"class\":\"none\",\"ts_mono_ns\":1,\"ts_real_ns\":2,\"cpu\":1,\"pid\":0,"
+	"\"comm\":\"swapper/1\",\"file\":\"\",\"line\":0,"
+	"\"function\":\"e1000_probe+0x1c/0x2a0\",\"subsystem\":\"pci\","
+	"\"device\":\"+pci:0000:00:19.0\",\"module\":\"e1000e\",\"format\":\"link %s\","
+	"\"format_id\":\"0000000000000001\",\"args\":[\"down\"],"
+	"\"text\":\"e1000e 0000:00:19.0: link down\",\"block_id\":0,\"flags\":8,"
+	"\"continues\":18446744073709551615}";
 
 static int parse_n(const char *s, size_t len, struct kpx_replay_line *l)
 {
@@ -64,6 +76,10 @@ static void test_parse(void)
 		{ "level_num", "4" }, { "class", "\"\"" }, { "format_id", "\"a794a6c6b7eed72\"" },
 		{ "format_id", "\"A794A6C6B7EED728\"" }, { "format_id", "7" },
 		{ "args", "[1]" }, { "args", "\"x\"" }, { "format", "null" },
+		{ "source", "\"kernel\"" }, { "source", "0" }, { "source", "null" },
+		{ "device", "\"+pci:0000:00:19.0\"" }, { "device", "7" },
+		{ "facility", "-1" }, { "facility", "4294967296" },
+		{ "continues", "-1" }, { "continues", "\"1\"" },
 		{ "args", "[\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\",\"10\","
 			  "\"11\",\"12\",\"13\",\"14\",\"15\",\"16\",\"17\"]" },
 	};
@@ -77,9 +93,44 @@ static void test_parse(void)
 	       l.rec->cpu == 3 && l.rec->pid == 4 && l.rec->line == 5 && l.rec->block_id == 9 &&
 	       l.rec->flags == 1 && l.rec->format_id == 0xa794a6c6b7eed728ULL &&
 	       l.rec->nargs == 1 && !strcmp(l.rec->args[0], "5") &&
-	       !strcmp(l.rec->subsystem, "sub") && !strcmp(l.rec->text, "hello 5"),
+	       !strcmp(l.rec->subsystem, "sub") && !strcmp(l.rec->text, "hello 5") &&
+	       l.rec->source == KPRINT_SOURCE_KPRINT && !strcmp(l.rec->device, "") &&
+	       l.rec->facility == 0 && l.rec->continues == 0,
 	       "a record line decodes to the record it says");
 	kpc_record_free(l.rec);
+
+	ret = parse(good_printk, &l);
+	tap_ok(ret == 1 && l.rec && l.rec->source == KPRINT_SOURCE_PRINTK &&
+	       !strcmp(l.rec->device, "+pci:0000:00:19.0") && !strcmp(l.rec->subsystem, "pci") &&
+	       l.rec->flags == KPRINT_RECORD_F_CONT &&
+	       l.rec->continues == 18446744073709551615ULL &&
+	       !strcmp(l.rec->function, "e1000_probe+0x1c/0x2a0"),
+	       "a printk record line decodes: source, device, the cont flag, continues");
+	kpc_record_free(l.rec);
+
+	/* A dump of a kprint before the bridge has no source: refused, by name. */
+	{
+		static const char *const members[] = { "source", "device", "facility", "continues" };
+
+		for (i = 0; i < 4; i++) {
+			char pat[64], *s = strdup(good), *at, *end;
+
+			snprintf(pat, sizeof(pat), ",\"%s\":", members[i]);
+			at = strstr(s, pat);
+			end = at + 1;
+			while (*end != ',' && *end != '}')
+				end++;
+			if (*end == '"')
+				end++;
+			memmove(at, end, strlen(end) + 1);
+			err[0] = '\0';
+			ret = kpx_replay_parse(s, strlen(s), &l, err, sizeof(err));
+			snprintf(pat, sizeof(pat), "no \"%s\"", members[i]);
+			tap_ok(ret == -EINVAL && !l.rec && !strcmp(err, pat),
+			       "a record without %s is refused: '%s'", members[i], err);
+			free(s);
+		}
+	}
 
 	/* Not NUL-terminated where it ends: only len bytes count. */
 	snprintf(raw, sizeof(raw), "%s}}}}", good);
@@ -123,7 +174,7 @@ static struct kpc_record mkrec(uint64_t seq, unsigned int level, const char *fmt
 {
 	struct kpc_record r = {
 		.seq = seq, .level = level, .class = KPRINT_CLASS_NONE, .comm = "c",
-		.file = "", .function = "", .subsystem = subsystem, .module = module,
+		.file = "", .function = "", .subsystem = subsystem, .module = module, .device = "",
 		.format = fmt, .format_id = kpc_format_id(fmt), .text = fmt,
 	};
 
