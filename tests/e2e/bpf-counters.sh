@@ -200,7 +200,7 @@ check_eq "after reloading the loader, counts go on and nothing counts twice" \
 # kprint.ko unloaded and loaded again: the kprobe comes back by itself.
 before=$(count kprint "kprint_test flood %u")
 rmmod kprint_test && rmmod kprint || not_ok "rmmod kprint while counted"
-insmod kernel/kprint.ko && insmod $TEST_MODULE || not_ok "insmod kprint again"
+insmod kernel/kprint.ko $KPRINT_MODPARAMS && insmod $TEST_MODULE || not_ok "insmod kprint again"
 echo 4 >$TEST_PARAMS/flood
 check_eq "after kprint.ko is reloaded, records are counted again" \
 	"$(count kprint "kprint_test flood %u")" $((before + 4))

@@ -15,6 +15,10 @@ import urllib.request
 
 TEST_MODULE = "kernel/test/kprint_test.ko"
 TEST_PARAMS = "/sys/module/kprint_test/parameters"
+# What kprint.ko was loaded with for this test (tests/vm/suite), for the
+# tests that load it again themselves.
+MODPARAMS = os.environ.get("KPRINT_MODPARAMS",
+                           os.environ.get("KPRINT_VM_MODPARAMS", "")).split()
 PORT = int(os.environ.get("PORT", "9464"))
 URL = f"http://127.0.0.1:{PORT}"
 WAIT_SECONDS = float(os.environ.get("WAIT_SECONDS", "60"))
@@ -60,7 +64,7 @@ def reload_kprint(*params):
     if os.path.isdir("/sys/module/kprint_test"):
         subprocess.run(["rmmod", "kprint_test"], check=True)
     subprocess.run(["rmmod", "kprint"], check=True)
-    subprocess.run(["insmod", "kernel/kprint.ko", *params], check=True)
+    subprocess.run(["insmod", "kernel/kprint.ko", *MODPARAMS, *params], check=True)
 
 
 def write_param(name, value):

@@ -10,6 +10,9 @@
 
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+# What kprint.ko was loaded with for this test (tests/vm/suite), for the
+# tests that load it again themselves.
+KPRINT_MODPARAMS=${KPRINT_MODPARAMS-${KPRINT_VM_MODPARAMS:-}}
 TEST_MODULE=kernel/test/kprint_test.ko
 TEST_PARAMS=/sys/module/kprint_test/parameters
 PY=/usr/bin/python3
@@ -69,7 +72,8 @@ load_test_module() {
 # loaded again with PARAMS.
 reload_kprint() {
 	if [ -d /sys/module/kprint_test ]; then rmmod kprint_test || return 1; fi
-	rmmod kprint && insmod kernel/kprint.ko "$@"
+	# shellcheck disable=SC2086
+	rmmod kprint && insmod kernel/kprint.ko $KPRINT_MODPARAMS "$@"
 }
 
 # stat NAME: one counter of `kprint stats --json`.

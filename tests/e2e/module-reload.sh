@@ -56,7 +56,7 @@ check_eq "/records still serves the old records" "$(get '/records?limit=1')" 200
 
 # Load again and emit at once, without waiting for anybody to re-join:
 # what the subscribers miss as notifications they read from the new ring.
-check "insmod kprint.ko again" insmod kernel/kprint.ko
+check "insmod kprint.ko again" insmod kernel/kprint.ko $KPRINT_MODPARAMS
 load_test_module
 echo $K2 >$TEST_PARAMS/emit || not_ok "emit the table $K2 times"
 next2=$(stat next_seq)

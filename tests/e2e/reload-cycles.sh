@@ -19,7 +19,7 @@ counts_before
 failed=0
 for ((c = 1; c <= CYCLES; c++)); do
 	kprint emit --level info "$FMT" "$c" >/dev/null &&
-		rmmod kprint && insmod kernel/kprint.ko || { failed=$c; break; }
+		rmmod kprint && insmod kernel/kprint.ko $KPRINT_MODPARAMS || { failed=$c; break; }
 done
 check_eq "$CYCLES cycles of emit, rmmod, insmod" $failed 0
 echo "# reload-cycles: $((c - 1)) reload cycles done"
