@@ -432,7 +432,6 @@ static void test_format_count(void)
 		{ 0, "\"module\":\"kprint_demo\",", "", "a count without module" },
 		{ 0, "\"class\":\"detected\"", "\"class\":\"hardware\"", "an unknown class" },
 		{ 0, "\"class\":\"detected\"", "\"class\":1", "a numeric class" },
-		{ 1, "\"module\":\"\"", "\"module\":\"kprint_demo\"", "a printk count with a module" },
 		{ 1, "\"class\":\"none\"", "\"class\":\"detected\"", "a printk count with a class" },
 	};
 
