@@ -184,4 +184,36 @@ check("no printk format keeps its trailing newline or KERN_ prefix",
       not any(e["value"]["format"].endswith("\\n") or e["value"]["format"].startswith("\\x01")
               for e in p), [e["value"]["format"] for e in p if e["value"]["format"].endswith("\\n")][:3])
 PY
+
+# Ratelimit: one /dev/kmsg opener writes past its burst (10 lines in 5 s);
+# the lines refused are those written less those printk stored, and the
+# counter of that state (func: the writer's comm) must equal them.
+kprint formats --ratelimit --json >"$WORK/rl0"
+$PY - "$WORK" <<'PY'
+import json, os, subprocess, sys
+work = sys.argv[1]
+def check(what, cond, detail=""):
+    print(("ok - " if cond else "not ok - ") + what + ("" if cond else f" ({detail})"))
+summary = [o for o in map(json.loads, open(f"{work}/rl0")) if "ratelimit_calls" in o][0]
+if not summary["attached"]:
+    check("the ratelimit hook says why it does not count # SKIP " + summary.get("skipped", ""),
+          "not traceable" in summary.get("skipped", ""), summary)
+    sys.exit(0)
+def ours():
+    out = subprocess.run(["kprint", "formats", "--ratelimit", "--json", "--top", "0"],
+                         capture_output=True, text=True, check=True).stdout
+    return {o["state"]: o["suppressed"] for o in map(json.loads, out.splitlines())
+            if o.get("function") == "python3"}
+before = ours()
+W = 40
+with open("/dev/kmsg", "w") as f:
+    for i in range(W):
+        f.write(f"kprint bpf-bridge ratelimit {i}\n")
+        f.flush()
+stored = subprocess.run(["dmesg"], capture_output=True, text=True).stdout.count("kprint bpf-bridge ratelimit ")
+after = ours()
+got = sum(after.values()) - sum(before.values())
+check(f"ratelimit: the {W - stored} /dev/kmsg lines refused are counted exactly", got == W - stored and stored < W,
+      (got, W, stored))
+PY
 finish
