@@ -196,10 +196,12 @@ PRINTK_PROGS = ("printk_enter", "printk_count", "printk_count_bridged")
 
 def bpf_prog_stats(names):
     """{name: (run_cnt, run_time_ns)} of our loaded BPF programs (the
-    kernel keeps 15 bytes of a program's name)."""
+    kernel keeps 15 bytes of a program's name; bpftool shows the whole one
+    from BTF when it has it)."""
     out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True,
                          capture_output=True, text=True).stdout
     short = {n[:15]: n for n in names}
+    short.update({n: n for n in names})
     stats = {}
     for p in json.loads(out):
         name = short.get(p.get("name"))
