@@ -2,26 +2,57 @@
 /*
  * Per-format message counters, kept in the kernel.
  *
- * Two hooks feed two pinned hash maps of the same layout: every kprint
- * record, per format, level, class, subsystem and module (a kprobe on
- * kprint.ko's kprint_trace_record(), which takes no module reference, so
- * the module can still be unloaded while counting) and
- * every printk() of the running kernel (fentry on vprintk_emit(), through
- * which all of printk, printk_deferred and /dev/kmsg writes pass).  Counting
- * a known format costs a lookup and an atomic add; only a new format inserts,
- * and a full map turns the insert into an overflow count.
+ * Hooks and maps (docs/bpf-counters.md):
+ *   kprint_formats   every kprint record, per format, level, class,
+ *                    subsystem and module: a kprobe on kprint.ko's
+ *                    kprint_trace_record(), which takes no module
+ *                    reference, so the module can still be unloaded
+ *   printk_formats   every printk message, once: by the bridge's kprobe on
+ *                    kprint.ko's kprint_trace_printk() (with the record's
+ *                    module and subsystem) when kprint.ko bridges it, else
+ *                    by the return of vprintk_emit() (no tags), through
+ *                    which printk, printk_deferred, dev_printk and
+ *                    /dev/kmsg writes all pass
+ *   ratelimit_suppressed  calls ___ratelimit() refused, per state and
+ *                    caller name (kprobe and kretprobe: it has no fentry)
+ * Counting a known format costs a lookup and an atomic add; only a new
+ * format inserts.  Every insert that fails is counted, by reason.
+ *
+ * Once per message, across kprint.ko loading and unloading: the entry of
+ * vprintk_emit() pushes the call on a per-task stack, the bridge's program
+ * marks the innermost call of its task as bridged (the bridge runs inside
+ * that call, synchronously), and the return of vprintk_emit() pops its own
+ * entry and counts the message only if the bridge did not.  Whether the
+ * hook of kprint.ko was in place for a message is thus decided by the
+ * message itself, not by a flag read at some other moment.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "kprint_counter.h"
 #include "kprint_fnv1a.h"
 
 #define KERN_SOH_ASCII	'\001'
-#define E2BIG		7
+#define ENOMEM		12
+#define EBUSY		16
 #define EEXIST		17
+#define E2BIG		7
+#define LOGLEVEL_SCHED	-2
+#define LOGLEVEL_DEFAULT -1
+
+/* include/linux/preempt.h */
+#define SOFTIRQ_OFFSET	0x00000100
+#define HARDIRQ_MASK	0x000f0000
+#define NMI_MASK	0x00f00000
+#define KPRINT_CONTEXTS	4	/* task, softirq, hardirq, NMI */
+
+/* dev_printk()'s format in the core (drivers/base/core.c, __dev_printk). */
+#define DEV_PRINTK_FMT	"%s %s: %pV"
 
 char LICENSE[] SEC("license") = "GPL";
+
+extern int __preempt_count __ksym;
 
 struct kprint_counter_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -35,6 +66,14 @@ struct kprint_counter_map kprint_formats SEC(".maps");
 struct kprint_counter_map printk_formats SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KPRINT_COUNTER_MAX_RATELIMITS);
+	__type(key, struct kprint_ratelimit_key);
+	__type(value, struct kprint_ratelimit_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} ratelimit_suppressed SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
@@ -42,13 +81,48 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } kprint_counter_totals SEC(".maps");
 
-/* A value is too large for the BPF stack next to everything else. */
+/* Pinned too: the entry and return hooks of any loader share one stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct kprint_counter_inflight);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} printk_inflight SEC(".maps");
+
+/*
+ * Too large for the BPF stack.  One per context: an interrupt or NMI may
+ * run another of these programs while one is halfway through its copy.
+ */
+struct kprint_counter_scratch {
+	char raw[KPRINT_COUNTER_FORMAT_LEN];
+	struct kprint_counter_value value;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, KPRINT_CONTEXTS);
 	__type(key, __u32);
-	__type(value, struct kprint_counter_value);
+	__type(value, struct kprint_counter_scratch);
 } kprint_counter_scratch SEC(".maps");
+
+static __always_inline int preempt_count(void)
+{
+	int *pc = bpf_this_cpu_ptr(&__preempt_count);
+
+	return pc ? *pc : 0;
+}
+
+static __always_inline __u32 context_level(void)
+{
+	int pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		return 3;
+	if (pc & HARDIRQ_MASK)
+		return 2;
+	return pc & SOFTIRQ_OFFSET ? 1 : 0;
+}
 
 static __always_inline struct kprint_counter_totals *totals(void)
 {
@@ -57,11 +131,23 @@ static __always_inline struct kprint_counter_totals *totals(void)
 	return bpf_map_lookup_elem(&kprint_counter_totals, &zero);
 }
 
-static __always_inline struct kprint_counter_value *scratch(void)
+static __always_inline struct kprint_counter_scratch *scratch(void)
 {
-	__u32 zero = 0;
+	__u32 level = context_level();
 
-	return bpf_map_lookup_elem(&kprint_counter_scratch, &zero);
+	return bpf_map_lookup_elem(&kprint_counter_scratch, &level);
+}
+
+static __always_inline void count_failure(struct kprint_counter_failures *f, long err)
+{
+	if (err == -E2BIG)
+		__sync_fetch_and_add(&f->full, 1);
+	else if (err == -EBUSY)
+		__sync_fetch_and_add(&f->busy, 1);
+	else if (err == -ENOMEM)
+		__sync_fetch_and_add(&f->nomem, 1);
+	else
+		__sync_fetch_and_add(&f->other, 1);
 }
 
 /* The common case: a known format, no string copy, no insert. */
@@ -76,22 +162,121 @@ static __always_inline bool count_known(void *map, struct kprint_counter_key *ke
 }
 
 /*
- * Count the first message of a new format; @fresh holds the format text.
- * Return: 0, or -E2BIG when the map is full and the message went uncounted.
+ * Count the first message of a new format; @fresh holds the strings.  A
+ * failed insert is counted in @failed: the message went uncounted.
  */
-static __always_inline int count_new(void *map, struct kprint_counter_key *key,
-				     struct kprint_counter_value *fresh)
+static __always_inline void count_new(void *map, struct kprint_counter_key *key,
+				      struct kprint_counter_value *fresh,
+				      struct kprint_counter_failures *failed)
 {
-	int err;
+	long err;
 
 	fresh->count = 1;
 	err = bpf_map_update_elem(map, key, fresh, BPF_NOEXIST);
 	if (err == -EEXIST) {
 		/* Another CPU inserted it between our lookup and update. */
-		count_known(map, key);
+		if (count_known(map, key))
+			return;
+	}
+	if (err)
+		count_failure(failed, err);
+}
+
+static __always_inline char hex_digit(unsigned int d)
+{
+	return d < 10 ? '0' + d : 'a' + d - 10;
+}
+
+struct escape_state {
+	__u32 out;		/* bytes of value.format written */
+	__u32 level;		/* the scratch in use */
+};
+
+/*
+ * One byte of scratch->raw into scratch->value.format, escaped (bpf_loop).
+ * The masks are for the verifier (the loop runs KPRINT_COUNTER_FORMAT_LEN
+ * times, a power of two): a bound checked on one register copy does not
+ * carry to another.
+ */
+#define FORMAT_MASK	(KPRINT_COUNTER_FORMAT_LEN - 1)
+_Static_assert((KPRINT_COUNTER_FORMAT_LEN & FORMAT_MASK) == 0, "a power of two");
+
+static int escape_byte(__u32 i, void *data)
+{
+	struct escape_state *st = data;
+	struct kprint_counter_scratch *s;
+	__u32 o = st->out, level = st->level;
+	char *out;
+	unsigned char c;
+
+	s = bpf_map_lookup_elem(&kprint_counter_scratch, &level);
+	if (!s)
+		return 1;
+	c = s->raw[i & FORMAT_MASK];
+	if (!c)
+		return 1;
+	out = s->value.format;
+	if (c >= 0x20 && c < 0x7f && c != '\\') {
+		if (o >= KPRINT_COUNTER_FORMAT_LEN - 1)
+			return 1;
+		out[o & FORMAT_MASK] = c;
+		st->out = o + 1;
 		return 0;
 	}
-	return err == -E2BIG ? -E2BIG : 0;
+	/* Whole escapes only, and room for the NUL. */
+	if (o >= KPRINT_COUNTER_FORMAT_LEN - 4 - 1)
+		return 1;
+	out[o & FORMAT_MASK] = '\\';
+	if (c == '\n') {
+		out[(o + 1) & FORMAT_MASK] = 'n';
+		st->out = o + 2;
+		return 0;
+	}
+	out[(o + 1) & FORMAT_MASK] = 'x';
+	out[(o + 2) & FORMAT_MASK] = hex_digit(c >> 4);
+	out[(o + 3) & FORMAT_MASK] = hex_digit(c & 15);
+	st->out = o + 4;
+	return 0;
+}
+
+/* s->value.format = s->raw, escaped so that bpftool prints it as text. */
+static __always_inline void escape_format(struct kprint_counter_scratch *s)
+{
+	struct escape_state st = { .level = context_level() };
+
+	bpf_loop(KPRINT_COUNTER_FORMAT_LEN, escape_byte, &st, 0);
+	if (st.out >= KPRINT_COUNTER_FORMAT_LEN)
+		st.out = KPRINT_COUNTER_FORMAT_LEN - 1;
+	s->value.format[st.out & FORMAT_MASK] = '\0';
+}
+
+/*
+ * The tags of a new entry: @tags is the record's subsystem, then its module
+ * right after its NUL; each fits its buffer (the kernel cuts tags to
+ * KPRINT_TAG_MAX bytes with the NUL), so the first copy's length is exactly
+ * where the module starts.
+ */
+static __always_inline void read_tags(struct kprint_counter_value *fresh, const char *tags)
+{
+	long len;
+
+	len = bpf_probe_read_kernel_str(fresh->subsystem, sizeof(fresh->subsystem), tags);
+	if (len <= 0) {
+		fresh->subsystem[0] = '\0';
+		fresh->module[0] = '\0';
+		return;
+	}
+	if (bpf_probe_read_kernel_str(fresh->module, sizeof(fresh->module), tags + len) < 0)
+		fresh->module[0] = '\0';
+}
+
+/* A format passed as it is (kprint records, the bridge's): copy, escape. */
+static __always_inline void read_format_as_is(struct kprint_counter_scratch *s,
+					      const char *format)
+{
+	if (bpf_probe_read_kernel_str(s->raw, sizeof(s->raw), format) < 0)
+		s->raw[0] = '\0';
+	escape_format(s);
 }
 
 /*
@@ -108,29 +293,6 @@ static __always_inline int count_new(void *map, struct kprint_counter_key *key,
 #endif
 #endif
 
-/*
- * Copy a new entry's strings.  @tags is the record's subsystem, then its
- * module right after its NUL; each fits its buffer (the kernel cuts tags to
- * KPRINT_TAG_MAX bytes with the NUL), so the first copy's length is exactly
- * where the module starts.
- */
-static __always_inline void read_strings(struct kprint_counter_value *fresh,
-					 const char *format, const char *tags)
-{
-	long len;
-
-	if (bpf_probe_read_kernel_str(fresh->format, sizeof(fresh->format), format) < 0)
-		fresh->format[0] = '\0';
-	len = bpf_probe_read_kernel_str(fresh->subsystem, sizeof(fresh->subsystem), tags);
-	if (len <= 0) {
-		fresh->subsystem[0] = '\0';
-		fresh->module[0] = '\0';
-		return;
-	}
-	if (bpf_probe_read_kernel_str(fresh->module, sizeof(fresh->module), tags + len) < 0)
-		fresh->module[0] = '\0';
-}
-
 SEC("kprobe/kprint_trace_record")
 int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 level,
 	       __u32 class, const char *tags)
@@ -142,75 +304,360 @@ int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 l
 		.class = class,
 	};
 	struct kprint_counter_totals *t = totals();
-	struct kprint_counter_value *fresh;
+	struct kprint_counter_scratch *s;
 
 	if (!t)
 		return 0;
 	__sync_fetch_and_add(&t->kprint_records, 1);
 	if (count_known(&kprint_formats, &key))
 		return 0;
-	fresh = scratch();
-	if (!fresh)
+	s = scratch();
+	if (!s)
 		return 0;
-	read_strings(fresh, format, tags);
-	if (count_new(&kprint_formats, &key, fresh) == -E2BIG)
-		__sync_fetch_and_add(&t->kprint_overflow, 1);
+	read_format_as_is(s, format);
+	read_tags(&s->value, tags);
+	count_new(&kprint_formats, &key, &s->value, &t->kprint_failed);
 	return 0;
 }
 
+static __always_inline struct kprint_counter_inflight *inflight(bool create)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	/* No allocation in NMI: there, only a task's existing stack is used. */
+	if (context_level() == 3)
+		create = false;
+	return bpf_task_storage_get(&printk_inflight, task, 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/*
+ * The bridge: kprint.ko calls kprint_trace_printk() once for every printk
+ * message its hook sees while it bridges, inside that message's
+ * vprintk_emit(), with the format already stripped and its id.
+ */
+SEC("kprobe/kprint_trace_printk")
+int BPF_KPROBE(printk_count_bridged, const char *format, __u64 format_id, __u32 level,
+	       __u32 class, const char *tags)
+{
+	struct kprint_counter_key key = {
+		.format_id = format_id,
+		.tags_id = PT_REGS_PARM6(ctx),
+		.level = level,
+		.class = class,
+	};
+	struct kprint_counter_totals *t = totals();
+	struct kprint_counter_inflight *inf;
+	struct kprint_counter_scratch *s;
+	__u32 depth;
+
+	if (!t)
+		return 0;
+	inf = inflight(true);
+	if (inf) {
+		depth = inf->depth;
+		if (depth > 0 && depth <= KPRINT_COUNTER_MAX_NESTING)
+			inf->bridged |= 1U << (depth - 1);
+		/*
+		 * depth 0: no vprintk_emit() of ours in progress (its hooks
+		 * not attached, or a path that skips it): only we count.
+		 */
+	} else if (context_level() != 3) {
+		/* NMI without a stack is no loss: its entry hook made none. */
+		__sync_fetch_and_add(&t->inflight_lost, 1);
+	}
+	__sync_fetch_and_add(&t->printk_bridged, 1);
+	if (count_known(&printk_formats, &key))
+		return 0;
+	s = scratch();
+	if (!s)
+		return 0;
+	read_format_as_is(s, format);
+	read_tags(&s->value, tags);
+	count_new(&printk_formats, &key, &s->value, &t->printk_failed);
+	return 0;
+}
+
+/*
+ * The n-th (from 0) variadic integer or pointer argument of a va_list
+ * not consumed yet (x86-64 SysV: six registers, then the stack).
+ */
+static __always_inline __u64 va_arg_ptr(void *args, unsigned int n)
+{
+	struct __va_list_tag va;
+	__u64 arg = 0;
+	void *p;
+
+	if (bpf_probe_read_kernel(&va, sizeof(va), args))
+		return 0;
+	if (va.gp_offset + 8 * (n + 1) <= 48)
+		p = va.reg_save_area + va.gp_offset + 8 * n;
+	else if (va.gp_offset >= 48)
+		p = va.overflow_arg_area + 8 * n;
+	else
+		p = va.overflow_arg_area + 8 * (n - (48 - va.gp_offset) / 8);
+	if (bpf_probe_read_kernel(&arg, sizeof(arg), p))
+		return 0;
+	return arg;
+}
+
+/*
+ * The format a message counts under: for dev_printk() and friends, whose
+ * format is always the core's "%s %s: %pV", the caller's own inside the
+ * struct va_format (the third argument, after driver and device names).
+ */
+static __always_inline const char *effective_format(const char *fmt, void *args)
+{
+	static const char dev_fmt[] = DEV_PRINTK_FMT;
+	char head[sizeof(dev_fmt)];
+	struct va_format *vaf;
+	const char *inner;
+	unsigned int i;
+
+	if (bpf_probe_read_kernel(head, sizeof(head), fmt))
+		return fmt;
+	for (i = 0; i < sizeof(dev_fmt); i++)
+		if (head[i] != dev_fmt[i])
+			return fmt;
+	vaf = (struct va_format *)va_arg_ptr(args, 2);
+	if (!vaf || bpf_probe_read_kernel(&inner, sizeof(inner), &vaf->fmt) || !inner)
+		return fmt;
+	return inner;
+}
+
 SEC("fentry/vprintk_emit")
-int BPF_PROG(printk_count, int facility, int level,
-	     const struct dev_printk_info *dev_info, const char *fmt)
+int BPF_PROG(printk_enter, int facility, int level, const struct dev_printk_info *dev_info,
+	     const char *fmt, void *args)
+{
+	struct kprint_counter_inflight *inf = inflight(true);
+	struct kprint_counter_totals *t;
+	__u32 depth;
+
+	if (!inf) {
+		t = totals();
+		if (t)
+			__sync_fetch_and_add(&t->inflight_lost, 1);
+		return 0;
+	}
+	depth = inf->depth;
+	if (depth >= KPRINT_COUNTER_MAX_NESTING) {
+		t = totals();
+		if (t)
+			__sync_fetch_and_add(&t->inflight_lost, 1);
+		return 0;
+	}
+	inf->frame[depth] = (__u64)ctx;
+	inf->fmt[depth] = (__u64)effective_format(fmt, args);
+	inf->level[depth] = level;
+	inf->bridged &= ~(1U << depth);
+	inf->depth = depth + 1;
+	return 0;
+}
+
+/*
+ * The stack entry of this vprintk_emit() call, found by its trampoline
+ * frame (the same for entry and return, distinct for nested calls), and
+ * popped; -1 if it has none.  Entries above it are of calls whose return
+ * the kernel skipped: dropped with it, and counted.
+ */
+static __always_inline int inflight_pop(struct kprint_counter_inflight *inf, __u64 frame,
+					struct kprint_counter_totals *t)
+{
+	__u32 depth = inf->depth;
+	int i;
+
+	if (depth > KPRINT_COUNTER_MAX_NESTING)
+		depth = KPRINT_COUNTER_MAX_NESTING;
+	for (i = KPRINT_COUNTER_MAX_NESTING - 1; i >= 0; i--) {
+		if (i >= depth || inf->frame[i] != frame)
+			continue;
+		if (i != depth - 1)
+			__sync_fetch_and_add(&t->inflight_lost, depth - 1 - i);
+		inf->depth = i;
+		return i;
+	}
+	return -1;
+}
+
+/*
+ * Read @fmt without its KERN_ prefixes (the first level one sets *level)
+ * and one trailing newline into s->raw; its length, or -1.
+ */
+static __always_inline long read_printk_format(struct kprint_counter_scratch *s,
+					       const char *fmt, int *level)
+{
+	char pre[2];
+	long len;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (bpf_probe_read_kernel(pre, sizeof(pre), fmt) || pre[0] != KERN_SOH_ASCII)
+			break;
+		if (pre[1] >= '0' && pre[1] <= '7') {
+			if (*level == LOGLEVEL_DEFAULT)
+				*level = pre[1] - '0';
+		} else if (pre[1] != 'c') {
+			break;
+		}
+		fmt += 2;
+	}
+	len = bpf_probe_read_kernel_str(s->raw, sizeof(s->raw), fmt);
+	if (len <= 0)
+		return -1;
+	/* len counts the NUL; the verifier must see the bound. */
+	len--;
+	if (len > KPRINT_COUNTER_FORMAT_LEN - 1)
+		len = KPRINT_COUNTER_FORMAT_LEN - 1;
+	if (len > 0 && s->raw[len - 1] == '\n') {
+		len--;
+		s->raw[len] = '\0';
+	}
+	return len;
+}
+
+SEC("fexit/vprintk_emit")
+int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info *dev_info,
+	     const char *fmt, void *args, int ret)
 {
 	struct kprint_counter_totals *t = totals();
+	struct kprint_counter_inflight *inf;
 	struct kprint_counter_key key = {};
-	struct kprint_counter_value *fresh;
+	struct kprint_counter_scratch *s;
+	const char *format = fmt;
+	int lvl = level, i = -1;
 	long len;
 
 	if (!t)
 		return 0;
-	__sync_fetch_and_add(&t->printk_calls, 1);
-	fresh = scratch();
-	if (!fresh)
-		return 0;
-
-	/*
-	 * printk() passes LOGLEVEL_DEFAULT and keeps the level in a KERN_SOH
-	 * prefix of the format; /dev/kmsg passes the level it parsed.  The
-	 * prefix is not part of the format a reader wants to see.
-	 */
-	len = bpf_probe_read_kernel_str(fresh->format, sizeof(fresh->format), fmt);
-	if (len > 2 && fresh->format[0] == KERN_SOH_ASCII) {
-		char c = fresh->format[1];
-
-		if (c >= '0' && c <= '7') {
-			if (level < 0)
-				level = c - '0';
-		} else if (c != 'c' && c != 'd') {
-			c = 0;
+	inf = inflight(false);
+	if (inf)
+		i = inflight_pop(inf, (__u64)ctx, t);
+	if (i >= 0 && i < KPRINT_COUNTER_MAX_NESTING) {
+		if (inf->bridged & (1U << i)) {
+			__sync_fetch_and_add(&t->printk_handed, 1);
+			return 0;
 		}
-		if (c)
-			len = bpf_probe_read_kernel_str(fresh->format,
-							sizeof(fresh->format), fmt + 2);
+		format = (const char *)inf->fmt[i];
+		lvl = inf->level[i];
 	}
-	if (len <= 0) {
+
+	__sync_fetch_and_add(&t->printk_plain, 1);
+	s = scratch();
+	if (!s)
+		return 0;
+	/* vprintk_emit() turns printk_deferred()'s LOGLEVEL_SCHED into default. */
+	if (lvl == LOGLEVEL_SCHED)
+		lvl = LOGLEVEL_DEFAULT;
+	len = read_printk_format(s, format, &lvl);
+	if (len < 0) {
 		__sync_fetch_and_add(&t->printk_unreadable, 1);
 		return 0;
 	}
-	key.level = level >= 0 && level <= 7 ? level : KPRINT_COUNTER_DEFAULT_LEVEL;
 	/*
-	 * The format id of records: the hash of the format without its NUL.
-	 * len counts the NUL and the helper never returns more than the
-	 * buffer, but the verifier must see that bound to let the loop end.
+	 * No level: default_message_loglevel (console_printk[1]), which is
+	 * CONFIG_MESSAGE_LOGLEVEL_DEFAULT unless changed at run time.  Not
+	 * read from the kernel: an untyped ksym makes every load read all of
+	 * /proc/kallsyms (seconds in an emulated guest).  The bridge passes
+	 * the level printk stored.
 	 */
-	if (len > (long)sizeof(fresh->format))
-		len = sizeof(fresh->format);
-	key.format_id = kprint_fnv1a64_mem(fresh->format, len - 1);
-	/* printk() has no tags; the scratch may hold a kprint record's. */
-	fresh->subsystem[0] = '\0';
-	fresh->module[0] = '\0';
-	if (!count_known(&printk_formats, &key) &&
-	    count_new(&printk_formats, &key, fresh) == -E2BIG)
-		__sync_fetch_and_add(&t->printk_overflow, 1);
+	if (lvl < 0 || lvl > 7)
+		lvl = KPRINT_COUNTER_DEFAULT_LEVEL;
+	key.level = lvl;
+	key.format_id = kprint_fnv1a64_mem(s->raw, len);
+	if (count_known(&printk_formats, &key))
+		return 0;
+	escape_format(s);
+	/* The plain hook knows no tags. */
+	s->value.subsystem[0] = '\0';
+	s->value.module[0] = '\0';
+	count_new(&printk_formats, &key, &s->value, &t->printk_failed);
+	return 0;
+}
+
+/*
+ * ___ratelimit(rs, func) returns 0 when the caller must drop its message
+ * (over the burst, or the state's lock was contended).  lib/ratelimit.c is
+ * not traceable by ftrace (no fentry, no fexit), so a kprobe at its entry
+ * keeps the arguments, keyed by the stack pointer there (unique among the
+ * calls in progress on all CPUs), and a kretprobe at its return, whose
+ * stack pointer is that one plus the popped return address, finds them.
+ */
+struct kprint_ratelimit_call {
+	__u64 state;
+	__u64 func;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct kprint_ratelimit_call);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} ratelimit_calls SEC(".maps");
+
+SEC("kprobe/___ratelimit")
+int BPF_KPROBE(ratelimit_enter, struct ratelimit_state *rs, const char *func)
+{
+	struct kprint_ratelimit_call call = { .state = (__u64)rs, .func = (__u64)func };
+	__u64 sp = PT_REGS_SP(ctx);
+	struct kprint_counter_totals *t;
+	long err;
+
+	err = bpf_map_update_elem(&ratelimit_calls, &sp, &call, BPF_ANY);
+	if (err) {
+		t = totals();
+		if (t)
+			count_failure(&t->ratelimit_failed, err);
+	}
+	return 0;
+}
+
+SEC("kretprobe/___ratelimit")
+int BPF_KRETPROBE(ratelimit_count, int ret)
+{
+	struct kprint_counter_totals *t = totals();
+	struct kprint_ratelimit_key key = {};
+	struct kprint_ratelimit_value fresh = {}, *v;
+	struct kprint_ratelimit_call *call;
+	struct ratelimit_state *rs;
+	__u64 sp = PT_REGS_SP(ctx) - 8;
+	long err;
+
+	if (!t)
+		return 0;
+	call = bpf_map_lookup_elem(&ratelimit_calls, &sp);
+	__sync_fetch_and_add(&t->ratelimit_calls, 1);
+	if (!call) {
+		/* The entry probe did not run for this call (or failed): counted. */
+		__sync_fetch_and_add(&t->ratelimit_unmatched, 1);
+		return 0;
+	}
+	rs = (struct ratelimit_state *)call->state;
+	key.state = call->state;
+	if (!ret && bpf_probe_read_kernel_str(key.func, sizeof(key.func),
+					      (const char *)call->func) < 0)
+		key.func[0] = '\0';
+	bpf_map_delete_elem(&ratelimit_calls, &sp);
+	if (ret)
+		return 0;
+	__sync_fetch_and_add(&t->ratelimit_suppressed, 1);
+	v = bpf_map_lookup_elem(&ratelimit_suppressed, &key);
+	if (v) {
+		__sync_fetch_and_add(&v->suppressed, 1);
+		return 0;
+	}
+	fresh.suppressed = 1;
+	fresh.burst = BPF_CORE_READ(rs, burst);
+	fresh.interval_jiffies = BPF_CORE_READ(rs, interval);
+	err = bpf_map_update_elem(&ratelimit_suppressed, &key, &fresh, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		v = bpf_map_lookup_elem(&ratelimit_suppressed, &key);
+		if (v) {
+			__sync_fetch_and_add(&v->suppressed, 1);
+			return 0;
+		}
+	}
+	if (err)
+		count_failure(&t->ratelimit_failed, err);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * Layout of the pinned per-format counters, shared by the BPF program and
  * its userspace loader.  The maps carry BTF, so that
  *   bpftool map dump pinned /sys/fs/bpf/kprint/kprint_formats
- * prints every field by name, the format as text.
+ * prints every field by name, the format as text (docs/bpf-counters.md).
  */
 #ifndef KPRINT_COUNTER_H
 #define KPRINT_COUNTER_H
@@ -12,16 +12,21 @@
 #define KPRINT_COUNTER_FORMAT_LEN	256	/* == KPRINT_FORMAT_MAX */
 #define KPRINT_COUNTER_TAG_LEN		64	/* == KPRINT_TAG_MAX */
 #define KPRINT_COUNTER_MAX_FORMATS	4096	/* default entries per map */
+#define KPRINT_COUNTER_MAX_RATELIMITS	1024	/* ratelimit states counted */
 #define KPRINT_COUNTER_DEFAULT_LEVEL	4	/* printk without a level prefix */
+/* printk() calls nested in one task (printk inside printk, interrupts). */
+#define KPRINT_COUNTER_MAX_NESTING	16
 
 /*
  * Key of kprint_formats and printk_formats.  Every byte is a field (no
  * padding) because hash keys are compared bytewise.  The tags are part of
  * the key so that one format used by two modules or subsystems counts as
- * two entries; printk() has no tags and no class: both are 0 there.
+ * two entries.  printk() counted by the plain hook (kprint.ko not bridging)
+ * has no tags and no class: both are 0 there; the bridge's entries carry
+ * the tags of the record (subsystem, module).
  */
 struct kprint_counter_key {
-	__u64 format_id;	/* FNV-1a 64 of the format, as in records */
+	__u64 format_id;	/* FNV-1a 64 of the raw format, as in records */
 	__u64 tags_id;		/* FNV-1a 64 of "subsystem\0module\0" */
 	__u32 level;		/* syslog level 0..7 */
 	__u32 class;		/* enum kprint_class */
@@ -30,6 +35,10 @@ struct kprint_counter_key {
 /*
  * Value: the count, and what the key's ids stand for, so that dumps are
  * readable.  The strings are copied once, when the entry is created.
+ * format is escaped so that bpftool prints it as text: a newline as "\n",
+ * a backslash and every other byte below 0x20 or from 0x7f as "\xNN"
+ * (/dev/kmsg's escapes), cut at a whole escape when it does not fit; the
+ * key's format_id is that of the raw, unescaped format.
  */
 struct kprint_counter_value {
 	__u64 count;
@@ -38,13 +47,68 @@ struct kprint_counter_value {
 	char module[KPRINT_COUNTER_TAG_LEN];
 };
 
+/*
+ * Map updates that failed, by the reason the kernel gave: the message or
+ * call was seen (it is in the totals) but not counted in its entry.
+ */
+struct kprint_counter_failures {
+	__u64 full;		/* -E2BIG: the map holds max_entries */
+	__u64 busy;		/* -EBUSY: the map's bucket lock was taken on this CPU */
+	__u64 nomem;		/* -ENOMEM */
+	__u64 other;		/* any other error */
+};
+
 /* The single entry of kprint_counter_totals. */
 struct kprint_counter_totals {
 	__u64 kprint_records;	/* kprint records seen */
-	__u64 kprint_overflow;	/* of which not counted per format: map full */
-	__u64 printk_calls;	/* printk() calls seen */
-	__u64 printk_overflow;	/* of which not counted per format: map full */
-	__u64 printk_unreadable; /* of which the format could not be read */
+	__u64 printk_plain;	/* printk messages counted by the vprintk_emit hook */
+	__u64 printk_bridged;	/* printk messages counted by the bridge's hook */
+	__u64 printk_handed;	/* vprintk_emit calls left to the bridge (it counted them) */
+	__u64 printk_unreadable; /* messages whose format could not be read */
+	/*
+	 * The in-flight marks that keep the two printk hooks from counting a
+	 * message twice (docs/bpf-counters.md) could not be kept: no task
+	 * storage (NMI before the task's first printk, or its lock busy),
+	 * nesting deeper than KPRINT_COUNTER_MAX_NESTING, or a vprintk_emit()
+	 * return that did not find its own entry (an exit the kernel skipped).
+	 */
+	__u64 inflight_lost;
+	__u64 ratelimit_calls;	/* ___ratelimit() returns seen */
+	__u64 ratelimit_suppressed; /* of which 0: the caller's message dropped */
+	__u64 ratelimit_unmatched; /* of which without their arguments: uncounted */
+	struct kprint_counter_failures kprint_failed;
+	struct kprint_counter_failures printk_failed;
+	struct kprint_counter_failures ratelimit_failed;
+};
+
+/*
+ * Key of ratelimit_suppressed: one ratelimit state as used by one caller.
+ * func is the name the caller passed to ___ratelimit() (its __func__ for
+ * printk_ratelimited() and friends; "net_ratelimit" for net_ratelimit();
+ * the writer's comm for /dev/kmsg).  state is the state's kernel address:
+ * callers sharing a state (printk_ratelimit(), net_ratelimit()) share it.
+ */
+struct kprint_ratelimit_key {
+	__u64 state;
+	char func[KPRINT_COUNTER_TAG_LEN];
+};
+
+struct kprint_ratelimit_value {
+	__u64 suppressed;	/* ___ratelimit() returned 0 */
+	__u32 burst;		/* the state's burst and interval when first seen */
+	__u32 interval_jiffies;
+};
+
+/*
+ * Per-task storage: the vprintk_emit() calls in progress in this task,
+ * innermost last, and which of them the bridge counted.
+ */
+struct kprint_counter_inflight {
+	__u32 depth;
+	__u32 bridged;		/* bit i: entry i was counted by the bridge */
+	__u64 frame[KPRINT_COUNTER_MAX_NESTING]; /* each call's trampoline frame */
+	__u64 fmt[KPRINT_COUNTER_MAX_NESTING];	/* the format it counts under */
+	__s32 level[KPRINT_COUNTER_MAX_NESTING];
 };
 
 #endif /* KPRINT_COUNTER_H */

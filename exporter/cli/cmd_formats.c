@@ -2,8 +2,10 @@
 /*
  * kprint formats: the top message formats by count, from the in-kernel BPF
  * counters, each as used at one level and class by one module and
- * subsystem.  Loads and attaches the counters (pinned) the first time;
- * afterwards it only reads what they counted.
+ * subsystem; with --ratelimit, the calls ___ratelimit() suppressed, per
+ * ratelimit state and caller.  Loads and attaches the counters (pinned) the
+ * first time; afterwards it only reads what they counted.  Formats are
+ * shown raw (unescaped from the maps), as records show them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +23,7 @@ enum {
 	KPRINT_OPT_FMT_PIN_DIR,
 	KPRINT_OPT_FMT_MAX_FORMATS,
 	KPRINT_OPT_FMT_UNLOAD,
+	KPRINT_OPT_FMT_RATELIMIT,
 };
 
 static const struct option kprint_formats_options[] = {
@@ -29,6 +32,7 @@ static const struct option kprint_formats_options[] = {
 	{ "pin-dir",	 required_argument,	NULL, KPRINT_OPT_FMT_PIN_DIR },
 	{ "max-formats", required_argument,	NULL, KPRINT_OPT_FMT_MAX_FORMATS },
 	{ "unload",	 no_argument,		NULL, KPRINT_OPT_FMT_UNLOAD },
+	{ "ratelimit",	 no_argument,		NULL, KPRINT_OPT_FMT_RATELIMIT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -37,6 +41,7 @@ static struct {
 	unsigned long top;
 	struct kpc_bpf_opts bpf;
 	bool unload;
+	bool ratelimit;
 } kprint_formats_args = { .want = { true, true }, .top = 20 };
 
 static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
@@ -71,6 +76,9 @@ static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 		return 0;
 	case KPRINT_OPT_FMT_UNLOAD:
 		kprint_formats_args.unload = true;
+		return 0;
+	case KPRINT_OPT_FMT_RATELIMIT:
+		kprint_formats_args.ratelimit = true;
 		return 0;
 	}
 	return KPRINT_EXIT_USAGE;
@@ -139,17 +147,128 @@ static int kprint_formats_summary(const struct kprint_opts *o, enum kpc_bpf_sour
 				  const struct kprint_counter_totals *t, size_t formats,
 				  unsigned int max, const struct kpc_bpf_hook_status *st)
 {
-	uint64_t seen = src == KPC_BPF_KPRINT ? t->kprint_records : t->printk_calls;
-	uint64_t overflow = src == KPC_BPF_KPRINT ? t->kprint_overflow : t->printk_overflow;
+	const struct kprint_counter_failures *f = kpc_bpf_failures(t, src);
 
-	if (!o->json) {
-		printf("# %s: %" PRIu64 " messages, %zu of at most %u formats, %" PRIu64
-		       " not counted per format (map full)%s%s\n",
-		       kpc_bpf_source_name(src), seen, formats, max, overflow,
-		       st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);
-		return 0;
+	if (o->json)
+		return kpc_json_print_put(stdout,
+					  kpc_json_format_summary(src, t, formats, max, st));
+	printf("# %s: %" PRIu64 " messages, %zu of at most %u formats, %" PRIu64
+	       " not counted per format (map full %" PRIu64 ", busy %" PRIu64 ", no memory %"
+	       PRIu64 ", other %" PRIu64, kpc_bpf_source_name(src), kpc_bpf_seen(t, src),
+	       formats, max, kpc_bpf_not_counted(t, src), (uint64_t)f->full, (uint64_t)f->busy,
+	       (uint64_t)f->nomem, (uint64_t)f->other);
+	if (src == KPC_BPF_PRINTK)
+		printf(", unreadable %" PRIu64 "); %" PRIu64 " by vprintk_emit, %" PRIu64
+		       " by the bridge; in-flight marks lost %" PRIu64, (uint64_t)t->printk_unreadable,
+		       (uint64_t)t->printk_plain, (uint64_t)t->printk_bridged,
+		       (uint64_t)t->inflight_lost);
+	else
+		putchar(')');
+	printf("%s%s\n", st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);
+	return 0;
+}
+
+static int kprint_ratelimit_cmp(const void *a, const void *b)
+{
+	const struct kpc_ratelimit_count *x = a, *y = b;
+	int c;
+
+	if (x->suppressed != y->suppressed)
+		return x->suppressed < y->suppressed ? 1 : -1;
+	c = strcmp(x->func, y->func);
+	if (!c && x->state != y->state)
+		c = x->state < y->state ? -1 : 1;
+	return c;
+}
+
+static struct json_object *kprint_ratelimit_json(const struct kpc_ratelimit_count *r)
+{
+	struct json_object *obj = json_object_new_object();
+	char state[19];
+	bool ok = obj;
+
+	snprintf(state, sizeof(state), "%016" PRIx64, r->state);
+	ok = ok && kpc_json_add(obj, "function", kpc_json_string(r->func));
+	ok = ok && kpc_json_add(obj, "state", json_object_new_string(state));
+	ok = ok && kpc_json_add(obj, "suppressed", json_object_new_uint64(r->suppressed));
+	ok = ok && kpc_json_add(obj, "burst", json_object_new_int64(r->burst));
+	ok = ok && kpc_json_add(obj, "interval_jiffies", json_object_new_int64(r->interval_jiffies));
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
 	}
-	return kpc_json_print_put(stdout, kpc_json_format_summary(src, t, formats, max, st));
+	return obj;
+}
+
+static struct json_object *kprint_ratelimit_summary_json(const struct kprint_counter_totals *t,
+							 size_t states,
+							 const struct kpc_bpf_hook_status *st)
+{
+	const struct kprint_counter_failures *f = &t->ratelimit_failed;
+	struct json_object *obj = json_object_new_object(), *fo = json_object_new_object();
+	bool ok = obj && fo;
+
+	ok = ok && kpc_json_add(fo, "full", json_object_new_uint64(f->full));
+	ok = ok && kpc_json_add(fo, "busy", json_object_new_uint64(f->busy));
+	ok = ok && kpc_json_add(fo, "nomem", json_object_new_uint64(f->nomem));
+	ok = ok && kpc_json_add(fo, "other", json_object_new_uint64(f->other));
+	ok = ok && kpc_json_add(obj, "ratelimit_calls", json_object_new_uint64(t->ratelimit_calls));
+	ok = ok && kpc_json_add(obj, "suppressed", json_object_new_uint64(t->ratelimit_suppressed));
+	ok = ok && kpc_json_add(obj, "unmatched", json_object_new_uint64(t->ratelimit_unmatched));
+	ok = ok && kpc_json_add(obj, "failed", fo);
+	fo = NULL;
+	ok = ok && kpc_json_add(obj, "states", json_object_new_uint64(states));
+	ok = ok && kpc_json_add(obj, "attached", json_object_new_boolean(st->attached));
+	if (!st->attached)
+		ok = ok && kpc_json_add(obj, "skipped", kpc_json_string(st->why));
+	json_object_put(fo);
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* --ratelimit: the suppressed calls per ratelimit state and caller. */
+static int kprint_ratelimit_show(const struct kprint_opts *o, struct kpc_bpf *b)
+{
+	const struct kpc_bpf_hook_status *st = kpc_bpf_hook_status(b, KPC_HOOK_RATELIMIT);
+	struct kprint_counter_totals t;
+	struct kpc_ratelimit_count *r;
+	size_t n, i;
+	int err;
+
+	err = kpc_bpf_totals(b, &t);
+	if (!err)
+		err = kpc_bpf_ratelimits(b, &r, &n);
+	if (err)
+		return err;
+	qsort(r, n, sizeof(*r), kprint_ratelimit_cmp);
+	if (!o->json)
+		printf("%12s  %5s  %8s  %-16s  %s\n", "SUPPRESSED", "BURST", "INTERVAL", "STATE",
+		       "FUNCTION");
+	for (i = 0; i < n && !err; i++) {
+		if (kprint_formats_args.top && i >= kprint_formats_args.top)
+			break;
+		if (o->json) {
+			err = kpc_json_print_put(stdout, kprint_ratelimit_json(&r[i]));
+			continue;
+		}
+		printf("%12" PRIu64 "  %5u  %7uj  %016" PRIx64 "  ", r[i].suppressed, r[i].burst,
+		       r[i].interval_jiffies, r[i].state);
+		kpc_text_escape(stdout, r[i].func, o->text.utf8);
+		putchar('\n');
+	}
+	if (!err && o->json)
+		err = kpc_json_print_put(stdout, kprint_ratelimit_summary_json(&t, n, st));
+	else if (!err)
+		printf("# ratelimit: %" PRIu64 " calls, %" PRIu64 " suppressed, %zu states, %"
+		       PRIu64 " calls without their arguments, %" PRIu64
+		       " not counted per state%s%s\n", (uint64_t)t.ratelimit_calls,
+		       (uint64_t)t.ratelimit_suppressed, n, (uint64_t)t.ratelimit_unmatched, kpc_bpf_failures_sum(&t.ratelimit_failed),
+		       st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);
+	free(r);
+	return err;
 }
 
 static int kprint_formats_show(const struct kprint_opts *o, struct kpc_bpf *b)
@@ -219,7 +338,7 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 	}
 	if (err)
 		return kprint_fail(KPRINT_ACT_COUNT, "load the BPF counters", err, NULL);
-	err = kprint_formats_show(o, b);
+	err = kprint_formats_args.ratelimit ? kprint_ratelimit_show(o, b) : kprint_formats_show(o, b);
 	fflush(stdout);
 	if (err)
 		ret = kprint_fail(KPRINT_ACT_COUNT, "read the BPF counters", err, NULL);

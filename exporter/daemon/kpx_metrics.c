@@ -27,7 +27,23 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 	[KPX_M_BPF_MESSAGES] = { "kprint_bpf_messages_total", "counter",
 		"Messages seen by the BPF hook of a source." },
 	[KPX_M_BPF_OVERFLOW] = { "kprint_bpf_overflow_total", "counter",
-		"Messages of new formats that found the BPF map full (not counted per format)." },
+		"Messages of a source seen but not counted per format: the map update failed "
+		"(kprint_bpf_update_failures_total) or the format was unreadable." },
+	[KPX_M_BPF_UPDATE_FAILURES] = { "kprint_bpf_update_failures_total", "counter",
+		"BPF map updates that failed, per source (kprint, printk, ratelimit) and reason: "
+		"full (E2BIG), busy (EBUSY, the bucket lock taken on this CPU), nomem, other." },
+	[KPX_M_BPF_PRINTK_HOOK] = { "kprint_bpf_printk_hook_messages_total", "counter",
+		"printk messages counted per hook: vprintk_emit (kprint.ko not bridging them) or "
+		"bridge (kprint.ko's kprint_trace_printk); each message by exactly one." },
+	[KPX_M_BPF_INFLIGHT_LOST] = { "kprint_bpf_inflight_lost_total", "counter",
+		"printk messages whose in-flight mark could not be kept, so that they may be "
+		"counted by both printk hooks or by none (docs/bpf-counters.md)." },
+	[KPX_M_RATELIMIT_CALLS] = { "kprint_ratelimit_calls_total", "counter",
+		"Calls of the kernel's ___ratelimit() seen by BPF." },
+	[KPX_M_RATELIMIT_SUPPRESSED] = { "kprint_ratelimit_suppressed_total", "counter",
+		"Calls ___ratelimit() refused (the caller dropped its message), per caller name "
+		"(its __func__; net_ratelimit for net_ratelimit(), the writer's comm for "
+		"/dev/kmsg), summed over the ratelimit states of that name." },
 	[KPX_M_KERNEL_UP] = { "kprint_kernel_up", "gauge",
 		"Whether the module's counters could be read at this scrape." },
 	[KPX_M_KERNEL_RECORDS] = { "kprint_kernel_records_total", "counter",
@@ -179,6 +195,61 @@ void kpx_metrics_formats(FILE *out, const char *source,
 			kpx_metric_name(KPX_M_FORMAT_MESSAGES), source, rest);
 }
 
+static void kpx_metrics_failures(FILE *out, const char *source,
+				 const struct kprint_counter_failures *f)
+{
+	const char *name = kpx_metric_name(KPX_M_BPF_UPDATE_FAILURES);
+
+	fprintf(out, "%s{source=\"%s\",reason=\"full\"} %" PRIu64 "\n", name, source,
+		(uint64_t)f->full);
+	fprintf(out, "%s{source=\"%s\",reason=\"busy\"} %" PRIu64 "\n", name, source,
+		(uint64_t)f->busy);
+	fprintf(out, "%s{source=\"%s\",reason=\"nomem\"} %" PRIu64 "\n", name, source,
+		(uint64_t)f->nomem);
+	fprintf(out, "%s{source=\"%s\",reason=\"other\"} %" PRIu64 "\n", name, source,
+		(uint64_t)f->other);
+}
+
+static int kpx_ratelimit_cmp(const void *a, const void *b)
+{
+	const struct kpc_ratelimit_count *x = a, *y = b;
+
+	return strcmp(x->func, y->func);
+}
+
+/*
+ * One series per caller name: the states' addresses are kernel pointers,
+ * not for a scraper, and one function may use several states.
+ */
+static void kpx_metrics_ratelimit(FILE *out, struct kpx_metrics *m)
+{
+	struct kpc_ratelimit_count *r = NULL;
+	size_t n = 0, i;
+	uint64_t sum;
+	int err;
+
+	if (m->bpf) {
+		err = kpc_bpf_ratelimits(m->bpf, &r, &n);
+		if (err) {
+			fprintf(stderr, "kprint_exporter: reading the ratelimit counters: %s\n",
+				strerror(-err));
+			n = 0;
+		}
+	}
+	kpx_head(out, KPX_M_RATELIMIT_SUPPRESSED);
+	if (n)
+		qsort(r, n, sizeof(*r), kpx_ratelimit_cmp);
+	for (i = 0; i < n; i++) {
+		sum = r[i].suppressed;
+		while (i + 1 < n && !strcmp(r[i].func, r[i + 1].func))
+			sum += r[++i].suppressed;
+		fprintf(out, "%s{function=\"", kpx_metric_name(KPX_M_RATELIMIT_SUPPRESSED));
+		kpx_label_escape(out, r[i].func);
+		fprintf(out, "\"} %" PRIu64 "\n", sum);
+	}
+	free(r);
+}
+
 static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 {
 	struct kprint_counter_totals t;
@@ -221,15 +292,31 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 
 	/* Each family's samples right after its own HELP and TYPE. */
 	kpx_head(out, KPX_M_BPF_MESSAGES);
-	if (have_totals) {
-		kpx_sample1(out, KPX_M_BPF_MESSAGES, "source", "kprint", t.kprint_records);
-		kpx_sample1(out, KPX_M_BPF_MESSAGES, "source", "printk", t.printk_calls);
-	}
+	for (src = 0; have_totals && src < KPC_BPF_NR_SOURCES; src++)
+		kpx_sample1(out, KPX_M_BPF_MESSAGES, "source", kpc_bpf_source_name(src),
+			    kpc_bpf_seen(&t, src));
 	kpx_head(out, KPX_M_BPF_OVERFLOW);
+	for (src = 0; have_totals && src < KPC_BPF_NR_SOURCES; src++)
+		kpx_sample1(out, KPX_M_BPF_OVERFLOW, "source", kpc_bpf_source_name(src),
+			    kpc_bpf_not_counted(&t, src));
+	kpx_head(out, KPX_M_BPF_UPDATE_FAILURES);
 	if (have_totals) {
-		kpx_sample1(out, KPX_M_BPF_OVERFLOW, "source", "kprint", t.kprint_overflow);
-		kpx_sample1(out, KPX_M_BPF_OVERFLOW, "source", "printk", t.printk_overflow);
+		kpx_metrics_failures(out, "kprint", &t.kprint_failed);
+		kpx_metrics_failures(out, "printk", &t.printk_failed);
+		kpx_metrics_failures(out, "ratelimit", &t.ratelimit_failed);
 	}
+	kpx_head(out, KPX_M_BPF_PRINTK_HOOK);
+	if (have_totals) {
+		kpx_sample1(out, KPX_M_BPF_PRINTK_HOOK, "hook", "vprintk_emit", t.printk_plain);
+		kpx_sample1(out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
+	}
+	kpx_head(out, KPX_M_BPF_INFLIGHT_LOST);
+	if (have_totals)
+		kpx_sample(out, KPX_M_BPF_INFLIGHT_LOST, t.inflight_lost);
+	kpx_head(out, KPX_M_RATELIMIT_CALLS);
+	if (have_totals)
+		kpx_sample(out, KPX_M_RATELIMIT_CALLS, t.ratelimit_calls);
+	kpx_metrics_ratelimit(out, m);
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
 		free(f[src]);
 }

@@ -2,12 +2,14 @@
 /*
  * Loading, pinning and reading the BPF per-format counters.
  *
- * The kprint hook is a kprobe defined through tracefs as
- * "kprint:kprint_trace_record" rather than one libbpf creates: a probe
- * named by module survives an unload and a reload of kprint.ko (the kernel
- * arms it again when the module comes back), and it holds no reference on
- * the module, so kprint stays unloadable while it is counted.  The printk
- * hook is fentry on vprintk_emit().
+ * The kprint.ko hooks are kprobes defined through tracefs as
+ * "kprint:kprint_trace_record" and "kprint:kprint_trace_printk" rather
+ * than ones libbpf creates: a probe named by module survives an unload and
+ * a reload of kprint.ko (the kernel arms it again when the module comes
+ * back, before the module's init runs), and it holds no reference on the
+ * module, so kprint stays unloadable while it is counted.  The printk
+ * hooks are fentry and fexit on vprintk_emit(); the ratelimit hook fexit
+ * on ___ratelimit().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,23 +33,69 @@
 
 #define KPC_TRACEFS		"/sys/kernel/tracing"
 #define KPC_PROBE_GROUP		"kprint_counter"
-#define KPC_PROBE_TARGET	"kprint:kprint_trace_record"
 #define KPC_KERNEL_BTF		"/sys/kernel/btf/vmlinux"
 
 struct kpc_bpf {
 	struct kprint_counter_bpf *skel;
 	char pin_dir[PATH_MAX];
-	struct kpc_bpf_hook_status status[KPC_BPF_NR_SOURCES];
+	struct kpc_bpf_hook_status status[KPC_BPF_NR_HOOKS];
 };
 
-static const char *const kpc_bpf_link_pins[KPC_BPF_NR_SOURCES] = {
-	[KPC_BPF_KPRINT] = "kprint_record_link",
-	[KPC_BPF_PRINTK] = "printk_link",
+/*
+ * Attached in this order: the return hook of vprintk_emit() before its
+ * entry hook, so that no entry is ever pushed that no return pops.
+ */
+static const struct kpc_bpf_hook_def {
+	const char *name;	/* for messages */
+	const char *pin;	/* the link's pin in the pin directory */
+	const char *probe;	/* the tracefs kprobe's target, or NULL */
+	const char *probe_suffix; /* of the probe event's name */
+	/*
+	 * A kernel function a kprobe event needs to be traceable: without
+	 * CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's 6.1) the kernel refuses a
+	 * kprobe on a function ftrace cannot trace, with a printk each time.
+	 */
+	const char *traceable;
+} kpc_bpf_hooks[KPC_BPF_NR_HOOKS] = {
+	[KPC_HOOK_KPRINT] = { "kprobe kprint:kprint_trace_record", "kprint_record_link",
+			      "kprint:kprint_trace_record", "record" },
+	[KPC_HOOK_PRINTK_EXIT] = { "fexit vprintk_emit", "printk_link", NULL, NULL },
+	[KPC_HOOK_PRINTK_ENTRY] = { "fentry vprintk_emit", "printk_entry_link", NULL, NULL },
+	[KPC_HOOK_BRIDGE] = { "kprobe kprint:kprint_trace_printk", "printk_bridge_link",
+			      "kprint:kprint_trace_printk", "printk" },
+	[KPC_HOOK_RATELIMIT] = { "kretprobe ___ratelimit", "ratelimit_link", NULL, NULL,
+				 "___ratelimit" },
+	[KPC_HOOK_RATELIMIT_ENTRY] = { "kprobe ___ratelimit", "ratelimit_entry_link", NULL, NULL,
+				       "___ratelimit" },
 };
 
 static const char *const kpc_bpf_map_pins[] = {
-	"kprint_formats", "printk_formats", "kprint_counter_totals",
+	"kprint_formats", "printk_formats", "kprint_counter_totals", "ratelimit_suppressed",
+	"printk_inflight", "ratelimit_calls",
 };
+
+const char *kpc_bpf_hook_name(enum kpc_bpf_hook hook)
+{
+	return kpc_bpf_hooks[hook].name;
+}
+
+static struct bpf_program *kpc_bpf_prog(struct kpc_bpf *b, enum kpc_bpf_hook hook)
+{
+	switch (hook) {
+	case KPC_HOOK_KPRINT:
+		return b->skel->progs.kprint_count_record;
+	case KPC_HOOK_PRINTK_EXIT:
+		return b->skel->progs.printk_count;
+	case KPC_HOOK_PRINTK_ENTRY:
+		return b->skel->progs.printk_enter;
+	case KPC_HOOK_BRIDGE:
+		return b->skel->progs.printk_count_bridged;
+	case KPC_HOOK_RATELIMIT:
+		return b->skel->progs.ratelimit_count;
+	default:
+		return b->skel->progs.ratelimit_enter;
+	}
+}
 
 const char *kpc_bpf_source_name(enum kpc_bpf_source src)
 {
@@ -62,12 +110,12 @@ static int kpc_bpf_path(char *buf, size_t len, const char *dir, const char *name
 }
 
 /* One probe per pin directory, so that two loaders never share one. */
-static void kpc_bpf_probe_name(const char *pin_dir, char *name, size_t len)
+static void kpc_bpf_probe_name(const char *pin_dir, const char *suffix, char *name, size_t len)
 {
 	const char *base = strrchr(pin_dir, '/');
 	size_t i;
 
-	snprintf(name, len, "%s_record", base && base[1] ? base + 1 : pin_dir);
+	snprintf(name, len, "%s_%s", base && base[1] ? base + 1 : pin_dir, suffix);
 	for (i = 0; name[i]; i++)
 		if (!(name[i] == '_' || (name[i] >= '0' && name[i] <= '9') ||
 		      (name[i] >= 'a' && name[i] <= 'z') ||
@@ -89,22 +137,23 @@ static int kpc_tracefs_append(const char *file, const char *line)
 	return err;
 }
 
-/* The tracefs event id of our kprint probe, defining the probe if needed. */
-static int kpc_bpf_probe_id(const char *pin_dir, char *why, size_t whylen)
+/* The tracefs event id of one of our kprint probes, defining it if needed. */
+static int kpc_bpf_probe_id(const char *pin_dir, const struct kpc_bpf_hook_def *h, char *why,
+			    size_t whylen)
 {
 	char name[64], path[PATH_MAX], def[256], buf[32];
 	uint64_t id;
 	ssize_t len;
 	int fd, err;
 
-	kpc_bpf_probe_name(pin_dir, name, sizeof(name));
+	kpc_bpf_probe_name(pin_dir, h->probe_suffix, name, sizeof(name));
 	snprintf(path, sizeof(path), KPC_TRACEFS "/events/" KPC_PROBE_GROUP "/%s/id", name);
 	if (access(path, R_OK)) {
-		snprintf(def, sizeof(def), "p:" KPC_PROBE_GROUP "/%s " KPC_PROBE_TARGET, name);
+		snprintf(def, sizeof(def), "p:" KPC_PROBE_GROUP "/%s %s", name, h->probe);
 		err = kpc_tracefs_append(KPC_TRACEFS "/kprobe_events", def);
 		if (err && err != -EEXIST) {
 			snprintf(why, whylen, "cannot define the kprobe %s in %s/kprobe_events: %s",
-				 KPC_PROBE_TARGET, KPC_TRACEFS, strerror(-err));
+				 h->probe, KPC_TRACEFS, strerror(-err));
 			return err;
 		}
 	}
@@ -132,8 +181,8 @@ static int kpc_bpf_probe_id(const char *pin_dir, char *why, size_t whylen)
 	return id;
 }
 
-static struct bpf_link *kpc_bpf_attach_kprint(struct kpc_bpf *b, int *pfd, char *why,
-					      size_t whylen)
+static struct bpf_link *kpc_bpf_attach_probe(struct kpc_bpf *b, enum kpc_bpf_hook hook, int *pfd,
+					     char *why, size_t whylen)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -144,7 +193,7 @@ static struct bpf_link *kpc_bpf_attach_kprint(struct kpc_bpf *b, int *pfd, char 
 	struct bpf_link *link;
 	int id;
 
-	id = kpc_bpf_probe_id(b->pin_dir, why, whylen);
+	id = kpc_bpf_probe_id(b->pin_dir, &kpc_bpf_hooks[hook], why, whylen);
 	if (id < 0) {
 		errno = -id;
 		return NULL;
@@ -159,7 +208,7 @@ static struct bpf_link *kpc_bpf_attach_kprint(struct kpc_bpf *b, int *pfd, char 
 		snprintf(why, whylen, "perf_event_open on the kprobe: %s", strerror(errno));
 		return NULL;
 	}
-	link = bpf_program__attach_perf_event(b->skel->progs.kprint_count_record, *pfd);
+	link = bpf_program__attach_perf_event(kpc_bpf_prog(b, hook), *pfd);
 	if (!link) {
 		int err = errno;
 
@@ -171,17 +220,47 @@ static struct bpf_link *kpc_bpf_attach_kprint(struct kpc_bpf *b, int *pfd, char 
 	return link;
 }
 
-/* Attach one hook unless an earlier loader's link is pinned already. */
-static int kpc_bpf_hook(struct kpc_bpf *b, enum kpc_bpf_source src)
+/*
+ * Whether ftrace can trace @func: -ENOENT if available_filter_functions
+ * does not list it, 0 if it does or the list cannot be read (then the
+ * attach says).
+ */
+static int kpc_bpf_traceable(const char *func)
 {
-	struct kpc_bpf_hook_status *st = &b->status[src];
-	struct bpf_program *prog = src == KPC_BPF_KPRINT ?
-		b->skel->progs.kprint_count_record : b->skel->progs.printk_count;
+	/* The list is long: read once per process for the one name asked. */
+	static const char *last;
+	static int last_err;
+	char line[256];
+	size_t len = strlen(func);
+	int err = -ENOENT;
+	FILE *f;
+
+	if (last == func)
+		return last_err;
+	f = fopen(KPC_TRACEFS "/available_filter_functions", "re");
+	if (!f)
+		return 0;
+	while (err && fgets(line, sizeof(line), f))
+		/* "name" or "name [module]", then the newline */
+		if (!strncmp(line, func, len) && (line[len] == '\n' || line[len] == ' '))
+			err = 0;
+	fclose(f);
+	last = func;
+	last_err = err;
+	return err;
+}
+
+/* Attach one hook unless an earlier loader's link is pinned already. */
+static int kpc_bpf_hook(struct kpc_bpf *b, enum kpc_bpf_hook hook)
+{
+	const struct kpc_bpf_hook_def *h = &kpc_bpf_hooks[hook];
+	struct kpc_bpf_hook_status *st = &b->status[hook];
+	struct bpf_program *prog = kpc_bpf_prog(b, hook);
 	struct bpf_link *link;
 	char path[PATH_MAX];
 	int fd, pfd = -1, err;
 
-	err = kpc_bpf_path(path, sizeof(path), b->pin_dir, kpc_bpf_link_pins[src]);
+	err = kpc_bpf_path(path, sizeof(path), b->pin_dir, h->pin);
 	if (err)
 		return err;
 	fd = bpf_obj_get(path);
@@ -193,12 +272,12 @@ static int kpc_bpf_hook(struct kpc_bpf *b, enum kpc_bpf_source src)
 	if (!bpf_program__autoload(prog))
 		return 0;	/* st->why says why it was not loaded */
 
-	if (src == KPC_BPF_KPRINT) {
-		link = kpc_bpf_attach_kprint(b, &pfd, st->why, sizeof(st->why));
+	if (h->probe) {
+		link = kpc_bpf_attach_probe(b, hook, &pfd, st->why, sizeof(st->why));
 	} else {
 		link = bpf_program__attach(prog);
 		if (!link)
-			snprintf(st->why, sizeof(st->why), "attaching fentry/vprintk_emit: %s",
+			snprintf(st->why, sizeof(st->why), "attaching %s: %s", h->name,
 				 strerror(errno));
 	}
 	if (!link)
@@ -228,14 +307,20 @@ static int kpc_bpf_hook(struct kpc_bpf *b, enum kpc_bpf_source src)
  */
 static int kpc_bpf_size_maps(struct kpc_bpf *b, unsigned int max_formats)
 {
-	struct bpf_map *maps[] = { b->skel->maps.kprint_formats, b->skel->maps.printk_formats };
+	struct bpf_map *maps[] = {
+		b->skel->maps.kprint_formats, b->skel->maps.printk_formats,
+		b->skel->maps.kprint_counter_totals, b->skel->maps.ratelimit_suppressed,
+		b->skel->maps.printk_inflight, b->skel->maps.ratelimit_calls,
+	};
 	struct bpf_map_info info;
 	char path[PATH_MAX];
 	unsigned int i;
 	int fd, err = 0;
 	__u32 len;
 
-	for (i = 0; i < 2 && !err; i++) {
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]) && !err; i++) {
+		bool formats = i < 2;
+
 		if (kpc_bpf_path(path, sizeof(path), b->pin_dir, bpf_map__name(maps[i])))
 			continue;
 		fd = bpf_obj_get(path);
@@ -243,13 +328,14 @@ static int kpc_bpf_size_maps(struct kpc_bpf *b, unsigned int max_formats)
 			memset(&info, 0, sizeof(info));
 			len = sizeof(info);
 			if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
-				if (info.key_size != sizeof(struct kprint_counter_key) ||
-				    info.value_size != sizeof(struct kprint_counter_value))
+				if (info.key_size != bpf_map__key_size(maps[i]) ||
+				    info.value_size != bpf_map__value_size(maps[i]))
 					err = -ESTALE;
-				bpf_map__set_max_entries(maps[i], info.max_entries);
+				if (formats)
+					bpf_map__set_max_entries(maps[i], info.max_entries);
 			}
 			close(fd);
-		} else if (max_formats) {
+		} else if (formats && max_formats) {
 			bpf_map__set_max_entries(maps[i], max_formats);
 		}
 	}
@@ -259,13 +345,37 @@ static int kpc_bpf_size_maps(struct kpc_bpf *b, unsigned int max_formats)
 static int kpc_bpf_load(struct kpc_bpf *b, unsigned int max_formats, bool with_printk)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .pin_root_path = b->pin_dir);
+	enum kpc_bpf_hook hook;
 	int err;
 
 	b->skel = kprint_counter_bpf__open_opts(&oopts);
 	if (!b->skel)
 		return -errno;
 	err = kpc_bpf_size_maps(b, max_formats);
-	bpf_program__set_autoload(b->skel->progs.printk_count, with_printk);
+	for (hook = 0; hook < KPC_BPF_NR_HOOKS; hook++) {
+		const struct kpc_bpf_hook_def *h = &kpc_bpf_hooks[hook];
+		struct kpc_bpf_hook_status *st = &b->status[hook];
+		bool load = with_printk || hook == KPC_HOOK_KPRINT || hook == KPC_HOOK_BRIDGE;
+		char path[PATH_MAX];
+		int fd;
+
+		/*
+		 * Only what is to be attached now: verifying a program costs
+		 * seconds in an emulated guest, and a pinned link's program
+		 * is loaded already.
+		 */
+		if (load && !kpc_bpf_path(path, sizeof(path), b->pin_dir, h->pin) &&
+		    (fd = bpf_obj_get(path)) >= 0) {
+			close(fd);
+			load = false;
+		} else if (load && h->traceable && kpc_bpf_traceable(h->traceable)) {
+			snprintf(st->why, sizeof(st->why), "%s is not traceable on this kernel "
+				 "(not in available_filter_functions): kprobe events refuse it",
+				 h->traceable);
+			load = false;
+		}
+		bpf_program__set_autoload(kpc_bpf_prog(b, hook), load);
+	}
 	if (!err)
 		err = kprint_counter_bpf__load(b->skel);
 	if (err) {
@@ -287,6 +397,7 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	const char *dir = opts && opts->pin_dir ? opts->pin_dir : KPRINT_COUNTER_PIN_DIR;
 	unsigned int max = opts ? opts->max_formats : 0;
 	struct kpc_bpf_hook_status *ps;
+	enum kpc_bpf_hook hook;
 	struct kpc_bpf *b;
 	int err;
 
@@ -294,7 +405,7 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	ps = &b->status[KPC_BPF_PRINTK];
+	ps = &b->status[KPC_HOOK_PRINTK_EXIT];
 	if (strlen(dir) >= sizeof(b->pin_dir)) {
 		err = -ENAMETOOLONG;
 		goto err_free;
@@ -306,14 +417,14 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	}
 
 	if (access(KPC_KERNEL_BTF, R_OK)) {
-		snprintf(ps->why, sizeof(ps->why), "this kernel has no BTF (%s): no fentry on vprintk_emit",
+		snprintf(ps->why, sizeof(ps->why), "this kernel has no BTF (%s): no fexit on vprintk_emit",
 			 KPC_KERNEL_BTF);
 		err = kpc_bpf_load(b, max, false);
 	} else {
 		err = kpc_bpf_load(b, max, true);
 		if (err && err != -ESTALE) {
 			/* Most likely vprintk_emit() is gone: count kprint anyway. */
-			snprintf(ps->why, sizeof(ps->why), "fentry/vprintk_emit did not load: %s",
+			snprintf(ps->why, sizeof(ps->why), "fexit/vprintk_emit did not load: %s",
 				 strerror(-err));
 			err = kpc_bpf_load(b, max, false);
 		}
@@ -321,9 +432,14 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	if (err)
 		goto err_free;
 
-	err = kpc_bpf_hook(b, KPC_BPF_KPRINT);
-	if (!err)
-		err = kpc_bpf_hook(b, KPC_BPF_PRINTK);
+	if (ps->why[0]) {
+		/* Loaded without the BTF programs: say why for each. */
+		strcpy(b->status[KPC_HOOK_PRINTK_ENTRY].why, ps->why);
+		strcpy(b->status[KPC_HOOK_RATELIMIT].why, ps->why);
+		strcpy(b->status[KPC_HOOK_RATELIMIT_ENTRY].why, ps->why);
+	}
+	for (hook = 0, err = 0; hook < KPC_BPF_NR_HOOKS && !err; hook++)
+		err = kpc_bpf_hook(b, hook);
 	if (err)
 		goto err_destroy;
 	*out = b;
@@ -347,7 +463,13 @@ void kpc_bpf_close(struct kpc_bpf *b)
 const struct kpc_bpf_hook_status *kpc_bpf_status(const struct kpc_bpf *b,
 						 enum kpc_bpf_source src)
 {
-	return &b->status[src];
+	return &b->status[src == KPC_BPF_KPRINT ? KPC_HOOK_KPRINT : KPC_HOOK_PRINTK_EXIT];
+}
+
+const struct kpc_bpf_hook_status *kpc_bpf_hook_status(const struct kpc_bpf *b,
+						      enum kpc_bpf_hook hook)
+{
+	return &b->status[hook];
 }
 
 unsigned int kpc_bpf_max_formats(const struct kpc_bpf *b)
@@ -358,23 +480,27 @@ unsigned int kpc_bpf_max_formats(const struct kpc_bpf *b)
 int kpc_bpf_unload(const char *pin_dir)
 {
 	char path[PATH_MAX], name[64], def[128];
-	unsigned int i;
-	int err = 0;
+	int i, err = 0;
 
 	if (!pin_dir)
 		pin_dir = KPRINT_COUNTER_PIN_DIR;
-	for (i = 0; i < KPC_BPF_NR_SOURCES; i++)
-		if (!kpc_bpf_path(path, sizeof(path), pin_dir, kpc_bpf_link_pins[i]) &&
+	/* The reverse of the attach order: entry before return. */
+	for (i = KPC_BPF_NR_HOOKS - 1; i >= 0; i--)
+		if (!kpc_bpf_path(path, sizeof(path), pin_dir, kpc_bpf_hooks[i].pin) &&
 		    unlink(path) && errno != ENOENT)
 			err = -errno;
-	for (i = 0; i < sizeof(kpc_bpf_map_pins) / sizeof(kpc_bpf_map_pins[0]); i++)
+	for (i = 0; i < (int)(sizeof(kpc_bpf_map_pins) / sizeof(kpc_bpf_map_pins[0])); i++)
 		if (!kpc_bpf_path(path, sizeof(path), pin_dir, kpc_bpf_map_pins[i]) &&
 		    unlink(path) && errno != ENOENT)
 			err = -errno;
-	kpc_bpf_probe_name(pin_dir, name, sizeof(name));
-	snprintf(def, sizeof(def), "-:" KPC_PROBE_GROUP "/%s", name);
-	/* The last link is gone, so the probe is unused and can go too. */
-	kpc_tracefs_append(KPC_TRACEFS "/kprobe_events", def);
+	/* The last links are gone, so the probes are unused and can go too. */
+	for (i = 0; i < KPC_BPF_NR_HOOKS; i++) {
+		if (!kpc_bpf_hooks[i].probe)
+			continue;
+		kpc_bpf_probe_name(pin_dir, kpc_bpf_hooks[i].probe_suffix, name, sizeof(name));
+		snprintf(def, sizeof(def), "-:" KPC_PROBE_GROUP "/%s", name);
+		kpc_tracefs_append(KPC_TRACEFS "/kprobe_events", def);
+	}
 	if (rmdir(pin_dir) && errno != ENOENT && !err)
 		err = -errno;
 	return err;
@@ -387,31 +513,25 @@ static void kpc_bpf_copy_str(char *dst, const char *src, size_t size)
 	dst[size - 1] = '\0';
 }
 
-int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
-		 struct kpc_format_count **out, size_t *n)
+/* Every key and value of @map, in batches; *keys and *values malloc()ed. */
+static int kpc_bpf_dump(struct bpf_map *map, void **keys, void **values, size_t *n)
 {
-	struct bpf_map *map = src == KPC_BPF_KPRINT ? b->skel->maps.kprint_formats :
-						      b->skel->maps.printk_formats;
+	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
 	unsigned int max = bpf_map__max_entries(map);
-	struct kprint_counter_value *values;
-	struct kprint_counter_key *keys;
-	struct kpc_format_count *res;
 	__u32 token, count, got = 0;
 	int fd = bpf_map__fd(map);
 	bool first = true;
 	int err = 0;
-	size_t i;
 
-	keys = calloc(max, sizeof(*keys));
-	values = calloc(max, sizeof(*values));
-	if (!keys || !values) {
-		err = -ENOMEM;
-		goto out;
-	}
+	*keys = calloc(max, ksize);
+	*values = calloc(max, vsize);
+	if (!*keys || !*values)
+		return -ENOMEM;
 	while (got < max) {
 		count = max - got;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token,
-					   keys + got, values + got, &count, NULL);
+					   (char *)*keys + got * ksize,
+					   (char *)*values + got * vsize, &count, NULL);
 		got += count;
 		first = false;
 		if (err == -ENOENT) {
@@ -419,8 +539,26 @@ int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
 			break;
 		}
 		if (err)
-			goto out;
+			return err;
 	}
+	*n = got;
+	return 0;
+}
+
+int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
+		 struct kpc_format_count **out, size_t *n)
+{
+	struct bpf_map *map = src == KPC_BPF_KPRINT ? b->skel->maps.kprint_formats :
+						      b->skel->maps.printk_formats;
+	struct kprint_counter_value *values = NULL;
+	struct kprint_counter_key *keys = NULL;
+	struct kpc_format_count *res;
+	size_t i, got = 0;
+	int err;
+
+	err = kpc_bpf_dump(map, (void **)&keys, (void **)&values, &got);
+	if (err)
+		goto out;
 
 	res = calloc(got ? got : 1, sizeof(*res));
 	if (!res) {
@@ -433,7 +571,7 @@ int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
 		res[i].level = keys[i].level;
 		res[i].class = keys[i].class;
 		res[i].count = values[i].count;
-		kpc_bpf_copy_str(res[i].format, values[i].format, sizeof(res[i].format));
+		kpc_bpf_unescape(res[i].format, values[i].format, sizeof(res[i].format));
 		kpc_bpf_copy_str(res[i].subsystem, values[i].subsystem,
 				 sizeof(res[i].subsystem));
 		kpc_bpf_copy_str(res[i].module, values[i].module, sizeof(res[i].module));
@@ -453,4 +591,89 @@ int kpc_bpf_totals(struct kpc_bpf *b, struct kprint_counter_totals *t)
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.kprint_counter_totals), &zero, t))
 		return -errno;
 	return 0;
+}
+
+uint64_t kpc_bpf_seen(const struct kprint_counter_totals *t, enum kpc_bpf_source src)
+{
+	return src == KPC_BPF_KPRINT ? t->kprint_records : t->printk_plain + t->printk_bridged;
+}
+
+const struct kprint_counter_failures *kpc_bpf_failures(const struct kprint_counter_totals *t,
+						       enum kpc_bpf_source src)
+{
+	return src == KPC_BPF_KPRINT ? &t->kprint_failed : &t->printk_failed;
+}
+
+uint64_t kpc_bpf_failures_sum(const struct kprint_counter_failures *f)
+{
+	return f->full + f->busy + f->nomem + f->other;
+}
+
+uint64_t kpc_bpf_not_counted(const struct kprint_counter_totals *t, enum kpc_bpf_source src)
+{
+	uint64_t n = kpc_bpf_failures_sum(kpc_bpf_failures(t, src));
+
+	return src == KPC_BPF_KPRINT ? n : n + t->printk_unreadable;
+}
+
+static int kpc_bpf_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+void kpc_bpf_unescape(char *dst, const char *src, size_t size)
+{
+	size_t o = 0, i = 0;
+	int hi, lo;
+
+	while (i < size && src[i] && o + 1 < size) {
+		if (src[i] == '\\' && i + 1 < size && src[i + 1] == 'n') {
+			dst[o++] = '\n';
+			i += 2;
+		} else if (src[i] == '\\' && i + 3 < size && src[i + 1] == 'x' &&
+			   (hi = kpc_bpf_hex(src[i + 2])) >= 0 && (lo = kpc_bpf_hex(src[i + 3])) >= 0) {
+			dst[o++] = hi << 4 | lo;
+			i += 4;
+		} else {
+			/* Not one of ours (an older map): the byte as it is. */
+			dst[o++] = src[i++];
+		}
+	}
+	dst[o] = '\0';
+}
+
+int kpc_bpf_ratelimits(struct kpc_bpf *b, struct kpc_ratelimit_count **out, size_t *n)
+{
+	struct bpf_map *map = b->skel->maps.ratelimit_suppressed;
+	struct kprint_ratelimit_value *values = NULL;
+	struct kprint_ratelimit_key *keys = NULL;
+	struct kpc_ratelimit_count *res;
+	size_t i, got = 0;
+	int err;
+
+	err = kpc_bpf_dump(map, (void **)&keys, (void **)&values, &got);
+	if (err)
+		goto out;
+	res = calloc(got ? got : 1, sizeof(*res));
+	if (!res) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < got; i++) {
+		res[i].state = keys[i].state;
+		kpc_bpf_copy_str(res[i].func, keys[i].func, sizeof(res[i].func));
+		res[i].suppressed = values[i].suppressed;
+		res[i].burst = values[i].burst;
+		res[i].interval_jiffies = values[i].interval_jiffies;
+	}
+	*out = res;
+	*n = got;
+out:
+	free(keys);
+	free(values);
+	return err;
 }

@@ -30,6 +30,22 @@ struct kpc_bpf_opts {
 	unsigned int max_formats; /* entries per map when created; 0: default */
 };
 
+/*
+ * The programs, each attached once and pinned (docs/bpf-counters.md).  A
+ * source counts when its hooks do: kprint by KPC_HOOK_KPRINT, printk by
+ * KPC_HOOK_PRINTK_EXIT (with KPC_HOOK_PRINTK_ENTRY, which lets it leave
+ * bridged messages to KPC_HOOK_BRIDGE).
+ */
+enum kpc_bpf_hook {
+	KPC_HOOK_KPRINT,	/* kprobe kprint:kprint_trace_record */
+	KPC_HOOK_PRINTK_EXIT,	/* fexit vprintk_emit: printk not bridged */
+	KPC_HOOK_PRINTK_ENTRY,	/* fentry vprintk_emit: the in-flight stack */
+	KPC_HOOK_BRIDGE,	/* kprobe kprint:kprint_trace_printk */
+	KPC_HOOK_RATELIMIT,	/* kretprobe ___ratelimit: the suppressed calls */
+	KPC_HOOK_RATELIMIT_ENTRY, /* kprobe ___ratelimit: their arguments */
+	KPC_BPF_NR_HOOKS
+};
+
 /* What happened to one hook when the counters were opened. */
 struct kpc_bpf_hook_status {
 	bool attached;		/* counting now */
@@ -50,13 +66,17 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out);
 void kpc_bpf_close(struct kpc_bpf *b);
 const struct kpc_bpf_hook_status *kpc_bpf_status(const struct kpc_bpf *b,
 						 enum kpc_bpf_source src);
+const struct kpc_bpf_hook_status *kpc_bpf_hook_status(const struct kpc_bpf *b,
+						      enum kpc_bpf_hook hook);
+const char *kpc_bpf_hook_name(enum kpc_bpf_hook hook);
 
 /* Remove the pinned links and maps and the tracefs probe: counting stops. */
 int kpc_bpf_unload(const char *pin_dir);
 
 /*
  * One entry: a format as used by one module and subsystem, at one level and
- * class.  printk() entries have class 0 (none) and empty tags.
+ * class.  printk() entries counted without the bridge have class 0 (none)
+ * and empty tags.  format is the raw format, unescaped from the map's.
  */
 struct kpc_format_count {
 	uint64_t format_id;
@@ -76,6 +96,30 @@ struct kpc_format_count {
 int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
 		 struct kpc_format_count **out, size_t *n);
 int kpc_bpf_totals(struct kpc_bpf *b, struct kprint_counter_totals *t);
+
+/* A source's messages seen, and of those not counted per format. */
+uint64_t kpc_bpf_seen(const struct kprint_counter_totals *t, enum kpc_bpf_source src);
+uint64_t kpc_bpf_not_counted(const struct kprint_counter_totals *t, enum kpc_bpf_source src);
+const struct kprint_counter_failures *kpc_bpf_failures(const struct kprint_counter_totals *t,
+						       enum kpc_bpf_source src);
+uint64_t kpc_bpf_failures_sum(const struct kprint_counter_failures *f);
+
+/* One ratelimit state as used by one caller: its suppressed calls. */
+struct kpc_ratelimit_count {
+	uint64_t state;		/* the struct ratelimit_state's address */
+	char func[KPRINT_COUNTER_TAG_LEN];
+	uint64_t suppressed;
+	uint32_t burst;
+	uint32_t interval_jiffies;
+};
+
+int kpc_bpf_ratelimits(struct kpc_bpf *b, struct kpc_ratelimit_count **out, size_t *n);
+
+/*
+ * The map's escaped format (bpf/kprint_counter.h) back to the raw bytes;
+ * @dst has @size bytes, the result is NUL-terminated.
+ */
+void kpc_bpf_unescape(char *dst, const char *src, size_t size);
 unsigned int kpc_bpf_max_formats(const struct kpc_bpf *b);
 
 const char *kpc_bpf_source_name(enum kpc_bpf_source src);

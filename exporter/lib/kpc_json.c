@@ -238,12 +238,29 @@ struct json_object *kpc_json_format_count(enum kpc_bpf_source src,
 	return obj;
 }
 
+/* Map updates that failed, by reason (struct kprint_counter_failures). */
+static struct json_object *kpc_json_failures(const struct kprint_counter_failures *f)
+{
+	struct json_object *obj = json_object_new_object();
+	bool ok = obj;
+
+	ok = ok && kpc_json_add(obj, "full", json_object_new_uint64(f->full));
+	ok = ok && kpc_json_add(obj, "busy", json_object_new_uint64(f->busy));
+	ok = ok && kpc_json_add(obj, "nomem", json_object_new_uint64(f->nomem));
+	ok = ok && kpc_json_add(obj, "other", json_object_new_uint64(f->other));
+	if (!ok) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
 					    const struct kprint_counter_totals *t,
 					    size_t formats, unsigned int max_formats,
 					    const struct kpc_bpf_hook_status *st)
 {
-	bool kprint = src == KPC_BPF_KPRINT;
+	bool printk = src == KPC_BPF_PRINTK;
 	struct json_object *obj = json_object_new_object();
 	bool ok = true;
 
@@ -251,10 +268,19 @@ struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
 		return NULL;
 	ok = ok && kpc_json_add(obj, "source",
 				json_object_new_string(kpc_bpf_source_name(src)));
-	ok = ok && kpc_json_add(obj, "total", json_object_new_uint64(kprint ?
-				t->kprint_records : t->printk_calls));
-	ok = ok && kpc_json_add(obj, "overflow", json_object_new_uint64(kprint ?
-				t->kprint_overflow : t->printk_overflow));
+	ok = ok && kpc_json_add(obj, "total", json_object_new_uint64(kpc_bpf_seen(t, src)));
+	ok = ok && kpc_json_add(obj, "overflow",
+				json_object_new_uint64(kpc_bpf_not_counted(t, src)));
+	ok = ok && kpc_json_add(obj, "failed", kpc_json_failures(kpc_bpf_failures(t, src)));
+	if (printk) {
+		ok = ok && kpc_json_add(obj, "plain", json_object_new_uint64(t->printk_plain));
+		ok = ok && kpc_json_add(obj, "bridged", json_object_new_uint64(t->printk_bridged));
+		ok = ok && kpc_json_add(obj, "handed", json_object_new_uint64(t->printk_handed));
+		ok = ok && kpc_json_add(obj, "unreadable",
+					json_object_new_uint64(t->printk_unreadable));
+		ok = ok && kpc_json_add(obj, "inflight_lost",
+					json_object_new_uint64(t->inflight_lost));
+	}
 	ok = ok && kpc_json_add(obj, "formats", json_object_new_uint64(formats));
 	ok = ok && kpc_json_add(obj, "max_formats", json_object_new_uint64(max_formats));
 	ok = ok && kpc_json_add(obj, "attached", json_object_new_boolean(st->attached));

@@ -531,7 +531,6 @@ static void test_format_count(void)
 		{ 0, "\"module\":\"kprint_demo\",", "", "a count without module" },
 		{ 0, "\"class\":\"detected\"", "\"class\":\"hardware\"", "an unknown class" },
 		{ 0, "\"class\":\"detected\"", "\"class\":1", "a numeric class" },
-		{ 1, "\"module\":\"\"", "\"module\":\"kprint_demo\"", "a printk count with a module" },
 		{ 1, "\"class\":\"none\"", "\"class\":\"detected\"", "a printk count with a class" },
 	};
 
@@ -595,8 +594,10 @@ static char *print_put_line(struct json_object *obj)
 static void test_format_summary(void)
 {
 	struct kprint_counter_totals t = {
-		.kprint_records = 7, .kprint_overflow = 1,
-		.printk_calls = 18446744073709551615ULL, .printk_overflow = 0,
+		.kprint_records = 7, .kprint_failed = { .full = 1 },
+		.printk_plain = 18446744073709551614ULL, .printk_bridged = 1,
+		.printk_failed = { .busy = 2, .nomem = 3, .other = 4 }, .printk_unreadable = 5,
+		.printk_handed = 6, .inflight_lost = 8,
 	};
 	struct kpc_bpf_hook_status up = { .attached = true };
 	struct kpc_bpf_hook_status down = { .attached = false, .why = "no \xff fentry" };
@@ -604,12 +605,16 @@ static void test_format_summary(void)
 
 	line = print_put_line(kpc_json_format_summary(KPC_BPF_KPRINT, &t, 3, 4096, &up));
 	tap_ok(line && !strcmp(line, "{\"source\":\"kprint\",\"total\":7,\"overflow\":1,"
+			       "\"failed\":{\"full\":1,\"busy\":0,\"nomem\":0,\"other\":0},"
 			       "\"formats\":3,\"max_formats\":4096,\"attached\":true}\n"),
 	       "a source's summary: totals of its hook, formats, max_formats, attached");
 	free(line);
 	line = print_put_line(kpc_json_format_summary(KPC_BPF_PRINTK, &t, 0, 10, &down));
 	tap_ok(line && !strcmp(line, "{\"source\":\"printk\",\"total\":18446744073709551615,"
-			       "\"overflow\":0,\"formats\":0,\"max_formats\":10,"
+			       "\"overflow\":14,\"failed\":{\"full\":0,\"busy\":2,\"nomem\":3,"
+			       "\"other\":4},\"plain\":18446744073709551614,\"bridged\":1,"
+			       "\"handed\":6,\"unreadable\":5,\"inflight_lost\":8,"
+			       "\"formats\":0,\"max_formats\":10,"
 			       "\"attached\":false,\"skipped\":\"no " FFFD " fentry\"}\n"),
 	       "a detached source's summary says why, made valid UTF-8");
 	free(line);
