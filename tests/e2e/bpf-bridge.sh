@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: kprint.ko bridge=1
 # The BPF printk counters with the printk bridge: every printk message is
 # counted once, under the format_id of its record, with the record's module,
 # by the bridge while kprint.ko bridges and by vprintk_emit()'s return when

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: kprint.ko bridge=1
 # The printk bridge on a stock kernel: /dev/kmsg writes and the messages of
 # a stock Debian module (loop) become records of source printk with
 # plausible fields (format, args, text, level, facility, module, function,
