@@ -17,10 +17,12 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 
@@ -35,6 +37,13 @@ struct kprint_ring kprint_ring;
 bool kprint_running;
 
 static atomic64_t kprint_dropped = ATOMIC64_INIT(0);
+
+/*
+ * Bit n set while this CPU, in interrupt context level n (task, softirq,
+ * hardirq, NMI: interrupt_context_level()), is inside one of kprint's own
+ * printk calls, so that the printk bridge can tell those from the rest.
+ */
+static DEFINE_PER_CPU(u8, kprint_own_printk_ctx);
 
 struct kprint_scratch {
 	struct kprint_builder b;
@@ -221,13 +230,56 @@ static void kprint_trace(const struct kprint_rec *rec)
 			    rec->class, tags, kprint_fnv1a64_mem(tags, len));
 }
 
+/**
+ * kprint_own_printk_begin() - mark the start of one of kprint's printk calls
+ *
+ * The printk bridge does not take what kprint itself hands to printk
+ * (printk already had it as a kprint record): it counts it as skipped.
+ * The mark is per CPU and per interrupt context level, with preemption
+ * off, so a printk of an interrupt that comes in meanwhile is not taken
+ * for kprint's own.
+ *
+ * Context: Any context; pair with kprint_own_printk_end().
+ */
+void kprint_own_printk_begin(void)
+{
+	preempt_disable_notrace();
+	this_cpu_or(kprint_own_printk_ctx, BIT(interrupt_context_level()));
+}
+
+/**
+ * kprint_own_printk_end() - mark the end of one of kprint's printk calls
+ *
+ * Context: After kprint_own_printk_begin(), in the same context.
+ */
+void kprint_own_printk_end(void)
+{
+	this_cpu_and(kprint_own_printk_ctx, ~BIT(interrupt_context_level()));
+	preempt_enable_notrace();
+}
+
+/**
+ * kprint_own_printk() - is this printk one of kprint's own?
+ *
+ * Context: Any context (the printk bridge's hook).
+ * Return: true between kprint_own_printk_begin() and _end() on this CPU at
+ * the current interrupt context level.
+ */
+bool kprint_own_printk(void)
+{
+	return this_cpu_read(kprint_own_printk_ctx) &
+	       BIT(interrupt_context_level());
+}
+
 __printf(2, 3)
 static void kprint_echo_printf(int level, const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
+	kprint_own_printk_begin();
 	vprintk_emit(0, level, NULL, fmt, args);
+	kprint_own_printk_end();
 	va_end(args);
 }
 
@@ -245,6 +297,10 @@ static void kprint_echo(const struct kprint_rec *rec)
  * kprint_commit() - store records, echo them to printk, kick the multicast
  * @recs: one record or a block of records, back to back
  * @len: total bytes at @recs
+ *
+ * Records of source printk (the printk bridge's) are neither echoed, since
+ * printk has them already, nor shown to kprint_trace_record(): the bridge
+ * shows every printk message to kprint_trace_printk() itself.
  *
  * Context: Any context but NMI.
  * Return: the sequence number of the first record, 0 if nothing was stored.
@@ -274,13 +330,15 @@ u64 kprint_commit(struct kprint_rec *recs, unsigned int len)
 
 	for (p = recs; p < end; p += rec->len) {
 		rec = p;
-		kprint_trace(rec);
+		if (rec->source == KPRINT_SOURCE_KPRINT)
+			kprint_trace(rec);
 	}
 
 	if (READ_ONCE(kprint_printk))
 		for (p = recs; p < end; p += rec->len) {
 			rec = p;
-			kprint_echo(rec);
+			if (rec->source == KPRINT_SOURCE_KPRINT)
+				kprint_echo(rec);
 		}
 	return seq;
 }

@@ -27,6 +27,10 @@ u64 kprint_commit(struct kprint_rec *recs, unsigned int len);
 void kprint_trace_record(const char *format, u64 format_id, u32 level,
 			 u32 class, const char *tags, u64 tags_id);
 
+void kprint_own_printk_begin(void);
+void kprint_own_printk_end(void);
+bool kprint_own_printk(void);
+
 void kprint_count_dropped(unsigned int n);
 void kprint_get_stats(struct kprint_stats *st);
 

@@ -109,14 +109,38 @@ void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 	kprint_rec_put_strn(b, KPRINT_STR_FUNCTION, site->function, len[1]);
 	kprint_rec_put_strn(b, KPRINT_STR_SUBSYSTEM, site->subsystem, len[2]);
 	kprint_rec_put_strn(b, KPRINT_STR_MODULE, site->module, len[3]);
+	kprint_rec_put_strn(b, KPRINT_STR_DEVICE, "", 0);
 	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, fmt, len[4]);
 	kprint_render(b, fmt, args);
 	kprint_rec_end(b);
 }
 
-__printf(2, 0)
-static void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
-				  va_list args)
+/**
+ * kprint_selfcheck_enabled() - is the selfcheck parameter on?
+ *
+ * Context: Any context.
+ */
+bool kprint_selfcheck_enabled(void)
+{
+	return READ_ONCE(kprint_selfcheck);
+}
+
+/**
+ * kprint_selfcheck_text() - compare a sealed record's text with vsnprintf()
+ * @b: builder after kprint_rec_end(), with @checkbuf
+ * @fmt: the format the text was rendered from
+ * @args: its arguments
+ * @limit: bytes of vsnprintf()'s output kept (printk keeps fewer than a
+ *	record's text holds), at most KPRINT_TEXT_MAX - 1
+ * @skip: bytes at the start of what was kept that the text leaves out
+ *	(printk's KERN_ prefix)
+ *
+ * A difference is counted in selfcheck_failures and reported (ratelimited).
+ *
+ * Context: Any context in which vsnprintf() of @fmt is safe.
+ */
+void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
+			   va_list args, size_t limit, size_t skip)
 {
 	const struct kprint_rec *rec = b->rec;
 	char *check = b->checkbuf;
@@ -124,7 +148,10 @@ static void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
 	int n;
 
 	n = vsnprintf(check, KPRINT_TEXT_MAX, fmt, args);
-	len = min_t(size_t, n, KPRINT_TEXT_MAX - 1);
+	len = min_t(size_t, n, limit);
+	skip = min(skip, len);
+	check += skip;
+	len -= skip;
 	if (len && check[len - 1] == '\n')
 		len--;
 	if (len == rec->slen[KPRINT_STR_TEXT] &&
@@ -151,7 +178,9 @@ static void kprint_nmi_echo(u8 level, const char *fmt, va_list args)
 	va_copy(ap, args);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
+	kprint_own_printk_begin();
 	printk(KERN_SOH "%c%pV", '0' + level, &vaf);
+	kprint_own_printk_end();
 	va_end(ap);
 }
 
@@ -185,7 +214,7 @@ void kprint_emit_site(struct kprint_site *site, const char *fmt, ...)
 
 	kprint_build_site(b, site, fmt, args, site->level);
 	if (unlikely(READ_ONCE(kprint_selfcheck)))
-		kprint_selfcheck_text(b, fmt, args);
+		kprint_selfcheck_text(b, fmt, args, KPRINT_TEXT_MAX - 1, 0);
 	kprint_commit(b->rec, b->rec->len);
 	kprint_scratch_put(flags);
 out:

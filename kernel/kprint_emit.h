@@ -16,4 +16,9 @@ __printf(3, 0)
 void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 		       const char *fmt, va_list args, u8 level);
 
+bool kprint_selfcheck_enabled(void);
+__printf(2, 0)
+void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
+			   va_list args, size_t limit, size_t skip);
+
 #endif /* _KPRINT_EMIT_H */

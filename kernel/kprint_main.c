@@ -16,6 +16,7 @@
 #include <linux/sizes.h>
 #include <net/genetlink.h>
 
+#include "kprint_bridge.h"
 #include "kprint_core.h"
 #include "kprint_netlink.h"
 
@@ -47,8 +48,18 @@ static int __init kprint_init(void)
 	if (err)
 		goto err_core;
 
+	/* Last: bridged records need the ring and the multicast. */
+	err = kprint_bridge_init();
+	if (err)
+		goto err_nl;
+
 	return 0;
 
+err_nl:
+	kprint_core_stop();
+	kprint_nl_exit();
+	kprint_core_exit();
+	return err;
 err_core:
 	kprint_core_stop();
 	kprint_core_exit();
@@ -62,8 +73,10 @@ static void __exit kprint_exit(void)
 	 * symbol use, so they are gone; what is left are netlink emit
 	 * requests, which store like every emitter, with interrupts off and
 	 * only while kprint runs.  Once stopped, the ring holds its last
-	 * record.
+	 * record.  The printk bridge stores too, so it goes first: its
+	 * hook is unregistered, and no CPU runs it, before the core stops.
 	 */
+	kprint_bridge_exit();
 	kprint_core_stop();
 
 	/*

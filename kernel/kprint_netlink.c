@@ -15,6 +15,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "kprint_bridge.h"
 #include "kprint_core.h"
 #include "kprint_genl.h"
 #include "kprint_netlink.h"
@@ -135,6 +136,7 @@ int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	kprint_get_stats(&st);
+	kprint_bridge_get_stats(&st.bridge);
 	err = kprint_nl_stats_fill(msg, &st);
 	if (err)
 		goto err_free;
@@ -173,6 +175,7 @@ static int kprint_nl_emit_build(struct kprint_builder *b, struct nlattr **tb,
 			   tb[KPRINT_RECORD_A_SUBSYSTEM] ?
 			   nla_data(tb[KPRINT_RECORD_A_SUBSYSTEM]) : "");
 	kprint_rec_put_str(b, KPRINT_STR_MODULE, "user");
+	kprint_rec_put_str(b, KPRINT_STR_DEVICE, "");
 	kprint_rec_put_str(b, KPRINT_STR_FORMAT, fmt);
 
 	for (i = 0; i < nargs; i++) {

@@ -23,6 +23,7 @@ static const u16 kprint_nl_str_attr[KPRINT_STR_ARG0] = {
 	[KPRINT_STR_FUNCTION]	= KPRINT_RECORD_A_FUNCTION,
 	[KPRINT_STR_SUBSYSTEM]	= KPRINT_RECORD_A_SUBSYSTEM,
 	[KPRINT_STR_MODULE]	= KPRINT_RECORD_A_MODULE,
+	[KPRINT_STR_DEVICE]	= KPRINT_RECORD_A_DEVICE,
 	[KPRINT_STR_FORMAT]	= KPRINT_RECORD_A_FORMAT,
 	[KPRINT_STR_TEXT]	= KPRINT_RECORD_A_TEXT,
 };
@@ -105,7 +106,11 @@ static int kprint_nl_record_fill(struct sk_buff *skb,
 
 	if (nla_put_u64_64bit(skb, KPRINT_RECORD_A_BLOCK_ID, rec->block_id,
 			      KPRINT_RECORD_A_PAD) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_FLAGS, rec->flags))
+	    nla_put_u32(skb, KPRINT_RECORD_A_FLAGS, rec->flags) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_SOURCE, rec->source) ||
+	    nla_put_u32(skb, KPRINT_RECORD_A_FACILITY, rec->facility) ||
+	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_CONTINUES, rec->continues,
+			      KPRINT_RECORD_A_PAD))
 		goto cancel;
 
 	nla_nest_end(skb, nest);
@@ -191,7 +196,23 @@ int kprint_nl_stats_fill(struct sk_buff *skb, const struct kprint_stats *st)
 	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_FAILED,
 			      st->mcast_failed, KPRINT_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SKIPPED,
-			      st->ring.ntf_skipped, KPRINT_STATS_A_PAD)) {
+			      st->ring.ntf_skipped, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE, st->bridge.on,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGED, st->bridge.bridged,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_SKIPPED,
+			      st->bridge.skipped, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_DROPPED_NMI,
+			      st->bridge.dropped_nmi, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION,
+			      st->bridge.dropped_recursion, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH,
+			      st->bridge.dropped_scratch, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_MISSED,
+			      st->bridge.missed, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_BACKLOG,
+			      st->bridge.backlog, KPRINT_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -23,7 +23,8 @@
  * bytes.  The header keeps every string's length in @slen, indexed by enum
  * kprint_rec_str.  The strings are stored in this order::
  *
- *	file, function, subsystem, module, format, arg 0 .. arg nr_args-1, text
+ *	file, function, subsystem, module, device, format,
+ *	arg 0 .. arg nr_args-1, text
  *
  * which is not the @slen order: the text is only complete once every
  * argument has been rendered, so it is stored last, while its length has
@@ -44,6 +45,7 @@ enum kprint_rec_str {
 	KPRINT_STR_FUNCTION,
 	KPRINT_STR_SUBSYSTEM,
 	KPRINT_STR_MODULE,
+	KPRINT_STR_DEVICE,
 	KPRINT_STR_FORMAT,
 	KPRINT_STR_TEXT,
 	KPRINT_STR_ARG0,
@@ -59,6 +61,8 @@ enum kprint_rec_str {
  * @ts_real: CLOCK_REALTIME ns, taken with @ts_mono
  * @format_id: FNV-1a 64 of the format
  * @block_id: id of the block the record belongs to, 0 if none
+ * @continues: for a KPRINT_RECORD_F_CONT fragment, seq of the record whose
+ *	line it continues; 0 otherwise
  * @flags: enum kprint_record_flags
  * @pid: thread group id in the initial pid namespace, 0 outside task context
  * @cpu: CPU the message was emitted on
@@ -66,6 +70,8 @@ enum kprint_rec_str {
  * @level: enum kprint_level
  * @class: enum kprint_class
  * @nr_args: number of rendered arguments stored
+ * @source: enum kprint_source
+ * @facility: syslog facility (printk records; 0 otherwise)
  * @__pad: zero
  * @comm: task name, empty outside task context
  * @slen: string lengths (without the NUL), indexed by enum kprint_rec_str
@@ -79,6 +85,7 @@ struct kprint_rec {
 	u64 ts_real;
 	u64 format_id;
 	u64 block_id;
+	u64 continues;
 	u32 flags;
 	u32 pid;
 	u32 cpu;
@@ -86,7 +93,9 @@ struct kprint_rec {
 	u8 level;
 	u8 class;
 	u8 nr_args;
-	u8 __pad;
+	u8 source;
+	u8 facility;
+	u8 __pad[3];
 	char comm[KPRINT_COMM_MAX];
 	u16 slen[KPRINT_STR_NR];
 	char data[];
@@ -97,7 +106,7 @@ struct kprint_rec {
 /* Largest serialized record: every string at its limit. */
 #define KPRINT_REC_MAX							\
 	ALIGN(sizeof(struct kprint_rec) + 4 * KPRINT_TAG_MAX +		\
-	      KPRINT_FORMAT_MAX + KPRINT_ARGS_MAX * KPRINT_ARG_MAX +	\
+	      KPRINT_DEVICE_MAX + KPRINT_FORMAT_MAX + KPRINT_ARGS_MAX * KPRINT_ARG_MAX +	\
 	      KPRINT_TEXT_MAX, KPRINT_REC_ALIGN)
 
 /**

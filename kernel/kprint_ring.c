@@ -134,8 +134,11 @@ static u64 kprint_ring_put(struct kprint_ring *ring,
 	seq = ring->next_seq++;
 	memcpy(rec, src, src->len);
 	rec->seq = seq;
-	rec->ts_mono = mono;
-	rec->ts_real = real;
+	/* A backlog record keeps printk's clocks, set by the printk bridge. */
+	if (!(rec->flags & KPRINT_RECORD_F_BACKLOG)) {
+		rec->ts_mono = mono;
+		rec->ts_real = real;
+	}
 
 	ring->nr_records++;
 	ring->records++;

@@ -12,17 +12,43 @@
 #include "kprint_ring.h"
 
 /**
+ * struct kprint_bridge_stats - the printk bridge's counters
+ * @on: 1 while the hook is registered
+ * @bridged: printk messages stored as records
+ * @skipped: kprint's own printk calls, not taken again
+ * @dropped_nmi: messages made in NMI, counted only
+ * @dropped_recursion: messages made while the bridge was busy on the CPU
+ * @dropped_scratch: messages for which no scratch record was free, or that
+ *	the ring refused
+ * @missed: messages the hook did not see although it was on (always 0 for
+ *	the ftrace hook: every call reaches it; see kprint_bridge.c)
+ * @backlog: backlog records taken at load from the printk ring
+ */
+struct kprint_bridge_stats {
+	u64 on;
+	u64 bridged;
+	u64 skipped;
+	u64 dropped_nmi;
+	u64 dropped_recursion;
+	u64 dropped_scratch;
+	u64 missed;
+	u64 backlog;
+};
+
+/**
  * struct kprint_stats - every counter reported by KPRINT_CMD_STATS_GET
  * @ring: counters kept by the ring under its lock
  * @dropped: records never stored
  * @mcast_sent: records multicast to at least one listener
  * @mcast_failed: records whose multicast failed
+ * @bridge: the printk bridge's counters
  */
 struct kprint_stats {
 	struct kprint_ring_stats ring;
 	u64 dropped;
 	u64 mcast_sent;
 	u64 mcast_failed;
+	struct kprint_bridge_stats bridge;
 };
 
 #endif /* _KPRINT_STATS_H */

@@ -94,6 +94,7 @@ enum kprint_record_flags {
 #define KPRINT_ARGS_MAX		16	/* arguments per record */
 #define KPRINT_TAG_MAX		64	/* subsystem, module, function, file */
 #define KPRINT_COMM_MAX		16
+#define KPRINT_DEVICE_MAX	48	/* dev_printk()'s DEVICE of a printk record */
 
 /*
  * The format id is the 64-bit FNV-1a hash of the format string's bytes

@@ -1,0 +1,1000 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprint: the printk bridge.
+ *
+ * Every message printk stores becomes a kprint record of source printk,
+ * taken from an ftrace hook on vprintk_store(); at load, what printk stored
+ * before becomes backlog records.
+ */
+
+/**
+ * DOC: printk bridge
+ *
+ * **Hook point.**  On Linux 6.1 every message that reaches the printk ring
+ * goes through vprintk_store(facility, level, dev_info, fmt, args): the
+ * ordinary path (vprintk_emit()), printk_deferred(), /dev/kmsg writes, and
+ * NMI and recursive printk, which older 6.1.y releases send from
+ * printk_safe.c's vprintk() to vprintk_store() directly and newer ones
+ * through vprintk_deferred() and vprintk_emit().  An ftrace_ops filtered on
+ * that one function (ftrace_set_filter() by name: neither its address nor
+ * kallsyms_lookup_name() is exported) sees all of them, before printk
+ * renders the text.  An ftrace_ops rather than a kprobe: a kprobe that fires
+ * while another kprobe's handler runs is missed, so the BPF counter's
+ * kprobe on kprint_trace_printk() would never fire from inside a kprobe
+ * bridge.  The ops has FTRACE_OPS_FL_SAVE_REGS, to read the arguments, and
+ * not FTRACE_OPS_FL_RECURSION (which on 6.1 asks ftrace to guard it, and
+ * a message ftrace's guard turns away would be lost without a count): the
+ * hook guards against recursion itself, per CPU, and counts what it turns
+ * away.
+ *
+ * **Per message**, with interrupts off and the CPU's scratch record
+ * (kprint_core.c): the format as the call site compiled it (leading
+ * KERN_SOH pairs and one trailing newline stripped; for dev_printk() and
+ * netdev_printk(), whose format reaching printk is a fixed "%s %s: %pV",
+ * the caller's own format inside the struct va_format); each argument
+ * rendered by kprint_render() from a va_copy() of printk's va_list; the
+ * text as printk stores it (its KERN_ prefix parsed and stripped the way
+ * printk_parse_prefix() does, cut at printk's LOG_LINE_MAX, one newline
+ * dropped), and the level and KERN_CONT flag from that prefix, the way 6.1
+ * takes them from the rendered text; SUBSYSTEM and DEVICE from struct
+ * dev_printk_info; module and function of the first caller outside the
+ * printk core (stack_trace_save(), sprint_symbol() cached per return
+ * address: __module_address() is not exported).  The record is committed
+ * like every kprint record, but not echoed back to printk, and shown to
+ * tracers through kprint_trace_printk(), once per message seen, stored or
+ * not.
+ *
+ * **pr_cont().**  A fragment (KERN_CONT) is a record of its own, flagged
+ * KPRINT_RECORD_F_CONT, whose @continues is the seq of the record that
+ * began the line of the same printk caller (task pid, or 0x80000000 + CPU
+ * outside task context) if that line is still open (it had no newline).
+ * Otherwise printk makes it a line of its own, and so does the bridge.
+ *
+ * **What is not bridged.**  kprint's own printk calls (the echo of its
+ * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
+ * no record can be stored: the message is counted (dropped-nmi) and shown
+ * to kprint_trace_printk() with its format, level and subsystem.  A printk
+ * from inside the bridge is counted as dropped-recursion, one that finds
+ * no scratch record or no room as dropped-scratch.
+ *
+ * **Safety.**  printk_deferred() runs with scheduler locks held: nothing
+ * here wakes anybody; kprint_commit() only raises an irq_work.  Switching
+ * the bridge off, at run time or on unload, unregisters the ops, which
+ * waits until no CPU is inside the hook; only then is anything freed.
+ */
+
+#include <linux/atomic.h>
+#include <linux/dev_printk.h>
+#include <linux/ftrace.h>
+#include <linux/hash.h>
+#include <linux/irqflags.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/kmsg_dump.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "kprint_bridge.h"
+#include "kprint_core.h"
+#include "kprint_emit.h"
+#include "kprint_render.h"
+#include "kprint_stats.h"
+
+/*
+ * kernel/printk/printk.c of 6.1: a stored text is at most LOG_LINE_MAX - 1
+ * bytes, KERN_ prefix and newline included (CONSOLE_LOG_MAX - PREFIX_MAX).
+ */
+#define KPRINT_BRIDGE_LINE_MAX		(1024 - 32)
+
+/* Return addresses looked at, from the hook outwards. */
+#define KPRINT_BRIDGE_STACK_DEPTH	16
+
+/* Call sites whose symbol is cached, and how far a lookup probes. */
+#define KPRINT_BRIDGE_SITES_BITS	10
+#define KPRINT_BRIDGE_SITES		(1U << KPRINT_BRIDGE_SITES_BITS)
+#define KPRINT_BRIDGE_SITE_PROBES	8
+
+/* printk callers whose open line (pr_cont) is remembered. */
+#define KPRINT_BRIDGE_LINES_BITS	8
+#define KPRINT_BRIDGE_LINES		(1U << KPRINT_BRIDGE_LINES_BITS)
+
+static struct {
+	atomic64_t bridged;
+	atomic64_t skipped;
+	atomic64_t dropped_nmi;
+	atomic64_t dropped_recursion;
+	atomic64_t dropped_scratch;
+	atomic64_t backlog;
+} kprint_bridge_count;
+
+/* Module parameter "bridge" */
+
+static DEFINE_MUTEX(kprint_bridge_mutex);
+static bool kprint_bridge_on = true;	/* the parameter, and the state */
+static bool kprint_bridge_ready;	/* between init and exit */
+static bool kprint_bridge_registered;
+
+static int kprint_bridge_register(void);
+static void kprint_bridge_unregister(void);
+
+static int kprint_bridge_param_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	bool on;
+	int err;
+
+	err = kstrtobool(val, &on);
+	if (err)
+		return err;
+
+	mutex_lock(&kprint_bridge_mutex);
+	if (kprint_bridge_ready && on != kprint_bridge_registered) {
+		if (on)
+			err = kprint_bridge_register();
+		else
+			kprint_bridge_unregister();
+	}
+	if (!err)
+		WRITE_ONCE(kprint_bridge_on, on);
+	mutex_unlock(&kprint_bridge_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops kprint_bridge_param_ops = {
+	.set = kprint_bridge_param_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(bridge, &kprint_bridge_param_ops, &kprint_bridge_on, 0644);
+MODULE_PARM_DESC(bridge,
+		 "Make every printk() a kprint record (default Y; writable at run time)");
+
+/* Call sites: module and function of a return address, cached */
+
+/**
+ * struct kprint_bridge_site - what sprint_symbol() says of a return address
+ * @ip: the address; 0 for a free slot, claimed with cmpxchg()
+ * @ready: the other fields are filled in (set with release)
+ * @core: inside the printk core (or unknown): keep unwinding
+ * @store: inside vprintk_store(), the hooked function
+ * @function: "symbol+off/size", as %pS prints it without the module
+ * @module: the module, "vmlinux" for the core kernel
+ */
+struct kprint_bridge_site {
+	unsigned long ip;
+	bool ready;
+	bool core;
+	bool store;
+	char function[KPRINT_TAG_MAX];
+	char module[KPRINT_TAG_MAX];
+};
+
+static struct kprint_bridge_site *kprint_bridge_sites;
+
+/*
+ * Functions of the printk core and of the helpers that only pass a
+ * caller's message on: the "caller" of a message is the first function
+ * on the stack that is none of these.
+ */
+static const char *const kprint_bridge_core_fns[] = {
+	"vprintk_store", "vprintk_emit", "vprintk_default", "vprintk_deferred",
+	"vprintk", "_printk", "_printk_deferred", "printk_emit",
+	"devkmsg_emit",
+	"dev_vprintk_emit", "dev_printk_emit", "__dev_printk", "_dev_printk",
+	"_dev_emerg", "_dev_alert", "_dev_crit", "_dev_err", "_dev_warn",
+	"_dev_notice", "_dev_info", "dev_err_probe",
+	"__netdev_printk", "netdev_printk", "netdev_emerg", "netdev_alert",
+	"netdev_crit", "netdev_err", "netdev_warn", "netdev_notice",
+	"netdev_info",
+	"print_hex_dump", "__warn_printk",
+};
+
+static bool kprint_bridge_is_core(const char *name, size_t len,
+				  const char *module)
+{
+	const char *dot;
+	unsigned int i;
+
+	/* The hook itself, and whatever kprint.ko frame leads to it. */
+	if (module && !strcmp(module, KBUILD_MODNAME) &&
+	    !strncmp(name, "kprint_bridge", strlen("kprint_bridge")))
+		return true;
+	if (module)
+		return false;
+	/* GCC's clones: devkmsg_emit.constprop.0 is devkmsg_emit. */
+	dot = memchr(name, '.', len);
+	if (dot)
+		len = dot - name;
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_core_fns); i++)
+		if (strlen(kprint_bridge_core_fns[i]) == len &&
+		    !memcmp(kprint_bridge_core_fns[i], name, len))
+			return true;
+	return false;
+}
+
+/* Fills @site from sprint_symbol(), using @sym (KSYM_SYMBOL_LEN bytes). */
+static void kprint_bridge_resolve(unsigned long ip, char *sym,
+				  struct kprint_bridge_site *site)
+{
+	char *module = NULL, *plus, *end;
+
+	/* "name+0xoff/0xsize [module]", or "0x..." with no symbol. */
+	sprint_symbol(sym, ip);
+	end = strstr(sym, " [");
+	if (end) {
+		*end = '\0';
+		module = end + 2;
+		end = strchr(module, ']');
+		if (end)
+			*end = '\0';
+	}
+	plus = strchr(sym, '+');
+	site->core = !plus || kprint_bridge_is_core(sym, plus - sym, module);
+	site->store = !module && plus &&
+		      !strncmp(sym, "vprintk_store+", strlen("vprintk_store+"));
+	strscpy(site->function, sym, sizeof(site->function));
+	strscpy(site->module, module ?: "vmlinux", sizeof(site->module));
+}
+
+/*
+ * The cached description of @ip, resolved and cached on first sight; if
+ * the cache has no slot for it, resolved into @tmp.  Lock-free: a slot is
+ * claimed with cmpxchg() and published with release; a slot being filled
+ * by another CPU is not waited for.
+ */
+static const struct kprint_bridge_site *
+kprint_bridge_site(unsigned long ip, char *sym, struct kprint_bridge_site *tmp)
+{
+	unsigned int h = hash_long(ip, KPRINT_BRIDGE_SITES_BITS), i;
+	struct kprint_bridge_site *s;
+	unsigned long cur;
+
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		s = &kprint_bridge_sites[(h + i) & (KPRINT_BRIDGE_SITES - 1)];
+		cur = READ_ONCE(s->ip);
+		if (cur == ip) {
+			if (smp_load_acquire(&s->ready))
+				return s;
+			break;
+		}
+		if (!cur && cmpxchg(&s->ip, 0, ip) == 0) {
+			kprint_bridge_resolve(ip, sym, s);
+			smp_store_release(&s->ready, true);
+			return s;
+		}
+	}
+	kprint_bridge_resolve(ip, sym, tmp);
+	return tmp;
+}
+
+/*
+ * Forget the sites inside [start, start + size): that memory is about to
+ * be freed and may hold another module's code next.  Nothing can run
+ * there any more, so no CPU looks these slots up meanwhile.
+ */
+static void kprint_bridge_forget(const void *start, unsigned int size)
+{
+	unsigned long lo = (unsigned long)start, hi = lo + size;
+	struct kprint_bridge_site *s;
+	unsigned int i;
+
+	if (!start)
+		return;
+	for (i = 0; i < KPRINT_BRIDGE_SITES; i++) {
+		s = &kprint_bridge_sites[i];
+		if (READ_ONCE(s->ip) >= lo && READ_ONCE(s->ip) < hi &&
+		    smp_load_acquire(&s->ready)) {
+			WRITE_ONCE(s->ready, false);
+			smp_store_release(&s->ip, 0);
+		}
+	}
+}
+
+static int kprint_bridge_module_event(struct notifier_block *nb,
+				      unsigned long event, void *data)
+{
+	struct module *mod = data;
+
+	/* Init sections go once the module is live, everything on unload. */
+	if (event == MODULE_STATE_LIVE || event == MODULE_STATE_GOING)
+		kprint_bridge_forget(mod->init_layout.base,
+				     mod->init_layout.size);
+	if (event == MODULE_STATE_GOING)
+		kprint_bridge_forget(mod->core_layout.base,
+				     mod->core_layout.size);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprint_bridge_module_nb = {
+	.notifier_call = kprint_bridge_module_event,
+};
+
+/* The first caller outside the printk core, or NULL. */
+static const struct kprint_bridge_site *
+kprint_bridge_caller(char *sym, struct kprint_bridge_site *tmp)
+{
+	unsigned long entries[KPRINT_BRIDGE_STACK_DEPTH];
+	const struct kprint_bridge_site *site;
+	bool outside = false;
+	unsigned int i, n;
+
+	/*
+	 * The hook, ftrace's trampoline and whatever else ftrace put in
+	 * between come before vprintk_store(); after it, the printk core.
+	 */
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++) {
+		site = kprint_bridge_site(entries[i], sym, tmp);
+		if (site->store)
+			outside = true;
+		else if (outside && !site->core)
+			return site;
+	}
+	return NULL;
+}
+
+/* pr_cont(): the open line of each printk caller */
+
+/**
+ * struct kprint_bridge_line - the last line a printk caller began
+ * @caller: printk's caller id
+ * @open: the line had no newline yet, a KERN_CONT fragment continues it
+ * @level: its level, which printk keeps for the whole line
+ * @seq: the kprint seq of the record that began it
+ */
+struct kprint_bridge_line {
+	u32 caller;
+	bool open;
+	u8 level;
+	u64 seq;
+};
+
+static struct kprint_bridge_line kprint_bridge_lines[KPRINT_BRIDGE_LINES];
+static DEFINE_RAW_SPINLOCK(kprint_bridge_lines_lock);
+
+/* kernel/printk/printk.c's printk_caller_id(). */
+static u32 kprint_bridge_caller_id(void)
+{
+	return in_task() ? task_pid_nr(current) :
+			   0x80000000 + raw_smp_processor_id();
+}
+
+static struct kprint_bridge_line *kprint_bridge_line(u32 caller)
+{
+	return &kprint_bridge_lines[hash_32(caller, KPRINT_BRIDGE_LINES_BITS)];
+}
+
+/* The open line @caller continues, into @line; false if there is none. */
+static bool kprint_bridge_line_get(u32 caller, struct kprint_bridge_line *line)
+{
+	bool open;
+
+	raw_spin_lock(&kprint_bridge_lines_lock);
+	*line = *kprint_bridge_line(caller);
+	raw_spin_unlock(&kprint_bridge_lines_lock);
+	open = line->open && line->caller == caller;
+	return open;
+}
+
+static void kprint_bridge_line_set(u32 caller, u64 seq, u8 level, bool open,
+				   bool cont)
+{
+	struct kprint_bridge_line *line;
+
+	raw_spin_lock(&kprint_bridge_lines_lock);
+	line = kprint_bridge_line(caller);
+	if (cont) {
+		/* A fragment keeps the line's first record and level. */
+		if (line->caller == caller)
+			line->open = open;
+	} else {
+		line->caller = caller;
+		line->open = open;
+		line->level = level;
+		line->seq = seq;
+	}
+	raw_spin_unlock(&kprint_bridge_lines_lock);
+}
+
+/* One printk message, as the hook finds it */
+
+/*
+ * Formats of the helpers that wrap a caller's format in a struct
+ * va_format: the text starts with @prefix rendered from @nstr string
+ * arguments, then the %pV.
+ */
+static const struct {
+	const char *fmt;
+	const char *prefix;
+	unsigned int nstr;
+} kprint_bridge_wrappers[] = {
+	/* drivers/base/core.c, __dev_printk() */
+	{ "%s %s: %pV", "%s %s: ", 2 },
+	/* net/core/dev.c, __netdev_printk() */
+	{ "%s %s %s%s: %pV", "%s %s %s%s: ", 4 },
+	{ "%s%s%s: %pV", "%s%s%s: ", 3 },
+	{ "%s(NULL net_device): %pV", "%s(NULL net_device): ", 1 },
+};
+
+#define KPRINT_BRIDGE_WRAP_MAX	4
+
+/**
+ * struct kprint_bridge_msg - a message at vprintk_store()'s entry
+ * @facility: syslog facility (0 but for /dev/kmsg writes)
+ * @level: level as passed, LOGLEVEL_DEFAULT if the text's prefix decides
+ * @dev_info: dev_printk()'s SUBSYSTEM and DEVICE, or NULL
+ * @fmt: the format printk got
+ * @args: its arguments
+ * @wrap: index into kprint_bridge_wrappers, or -1
+ * @wrap_str: the wrapper's string arguments
+ * @wrap_fmt: the caller's format inside the wrapper, as the caller wrote it
+ * @format: the format of the record: the caller's, KERN_ pairs stripped
+ * @format_len: its length without the trailing newline
+ * @format_args: the arguments of @format
+ */
+struct kprint_bridge_msg {
+	int facility;
+	int level;
+	const struct dev_printk_info *dev_info;
+	const char *fmt;
+	va_list *args;
+	int wrap;
+	const char *wrap_str[KPRINT_BRIDGE_WRAP_MAX];
+	const char *wrap_fmt;
+	const char *format;
+	size_t format_len;
+	va_list *format_args;
+};
+
+static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
+				   struct pt_regs *regs)
+{
+	struct va_format *vaf = NULL;
+	unsigned int i, j;
+	va_list ap;
+
+	m->facility = regs_get_kernel_argument(regs, 0);
+	m->level = regs_get_kernel_argument(regs, 1);
+	m->dev_info = (void *)regs_get_kernel_argument(regs, 2);
+	m->fmt = (const char *)regs_get_kernel_argument(regs, 3);
+	m->args = (va_list *)regs_get_kernel_argument(regs, 4);
+	m->wrap = -1;
+	m->format = m->fmt;
+	m->format_args = m->args;
+
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_wrappers); i++) {
+		if (strcmp(m->fmt, kprint_bridge_wrappers[i].fmt))
+			continue;
+		va_copy(ap, *m->args);
+		for (j = 0; j < kprint_bridge_wrappers[i].nstr; j++)
+			m->wrap_str[j] = va_arg(ap, const char *);
+		vaf = va_arg(ap, struct va_format *);
+		va_end(ap);
+		if (vaf && vaf->fmt && vaf->va) {
+			m->wrap = i;
+			m->wrap_fmt = vaf->fmt;
+			m->format = vaf->fmt;
+			m->format_args = vaf->va;
+		}
+		break;
+	}
+
+	m->format = printk_skip_headers(m->format);
+	m->format_len = strlen(m->format);
+	if (m->format_len && m->format[m->format_len - 1] == '\n')
+		m->format_len--;
+}
+
+/*
+ * printk_parse_prefix(): the KERN_SOH pairs at the start of @text, the
+ * first level one deciding @level if it is still LOGLEVEL_DEFAULT.
+ * Returns the bytes they take.
+ */
+static size_t kprint_bridge_parse_prefix(const char *text, size_t len,
+					 int *level, bool *cont)
+{
+	size_t n = 0;
+	int c;
+
+	while (len - n >= 2 && (c = printk_get_level(text + n))) {
+		if (c == 'c')
+			*cont = true;
+		else if (*level == LOGLEVEL_DEFAULT)
+			*level = c - '0';
+		n += 2;
+	}
+	return n;
+}
+
+static u8 kprint_bridge_final_level(int level)
+{
+	if (level == LOGLEVEL_DEFAULT)
+		level = default_message_loglevel;
+	return level & 7;
+}
+
+/**
+ * kprint_trace_printk() - where tracers see each printk message bridged
+ * @format: the message's format (see kprint_bridge.c), without newline
+ * @format_id: FNV-1a 64 of @format
+ * @level: the level printk stores (enum kprint_level)
+ * @class: KPRINT_CLASS_NONE
+ * @tags: the subsystem, NUL-terminated, immediately followed by the
+ *	module, NUL-terminated ("" when not known, as in NMI)
+ * @tags_id: FNV-1a 64 of those bytes, both NULs included
+ *
+ * The printk twin of kprint_trace_record(), with the same arguments, for
+ * bpf/kprint_counter.bpf.c's kprobe "kprint:kprint_trace_printk": called
+ * once per printk message the bridge sees while it is on, whether it was
+ * stored, or dropped (NMI, recursion, no scratch); not for kprint's own
+ * echo, which kprint_trace_record() has shown already.
+ *
+ * Context: Any context, NMI included; the strings are valid only during
+ * the call.
+ */
+__noipa void kprint_trace_printk(const char *format, u64 format_id, u32 level,
+				 u32 class, const char *tags, u64 tags_id)
+{
+	asm volatile("");
+}
+
+/*
+ * What a dropped message can still tell tracers, without a scratch
+ * record: one buffer per CPU and interrupt context level.
+ */
+struct kprint_bridge_dropbuf {
+	char format[KPRINT_FORMAT_MAX];
+	char tags[PRINTK_INFO_SUBSYSTEM_LEN + 2];
+};
+
+static DEFINE_PER_CPU(struct kprint_bridge_dropbuf[4], kprint_bridge_dropbuf);
+
+static void kprint_bridge_trace_dropped(const struct kprint_bridge_msg *m)
+{
+	struct kprint_bridge_dropbuf *d;
+	size_t flen, tlen = 0;
+	int level = m->level;
+	bool cont = false;
+	char prefix[8];
+	va_list ap;
+
+	preempt_disable_notrace();
+	d = &this_cpu_ptr(kprint_bridge_dropbuf)[interrupt_context_level()];
+
+	flen = min_t(size_t, m->format_len, sizeof(d->format) - 1);
+	memcpy(d->format, m->format, flen);
+	d->format[flen] = '\0';
+
+	if (m->dev_info)
+		tlen = strscpy(d->tags, m->dev_info->subsystem,
+			       PRINTK_INFO_SUBSYSTEM_LEN);
+	if ((ssize_t)tlen < 0)
+		tlen = PRINTK_INFO_SUBSYSTEM_LEN - 1;
+	d->tags[tlen] = '\0';
+	d->tags[tlen + 1] = '\0';
+
+	/* The level, as vprintk_store() finds it: from the text's start. */
+	if (!m->facility) {
+		va_copy(ap, *m->args);
+		vsnprintf(prefix, sizeof(prefix), m->fmt, ap);
+		va_end(ap);
+		kprint_bridge_parse_prefix(prefix, strlen(prefix), &level,
+					   &cont);
+	}
+
+	kprint_trace_printk(d->format, kprint_fnv1a64_mem(m->format,
+							  m->format_len),
+			    kprint_bridge_final_level(level), KPRINT_CLASS_NONE,
+			    d->tags, kprint_fnv1a64_mem(d->tags, tlen + 2));
+	preempt_enable_notrace();
+}
+
+/* The text, as printk would store it, into @b's text. */
+static void kprint_bridge_render(struct kprint_builder *b,
+				 const struct kprint_bridge_msg *m)
+{
+	const char *const *s = m->wrap_str;
+	size_t room;
+	char *tail;
+	int n = 0;
+
+	if (m->wrap >= 0) {
+		const char *prefix = kprint_bridge_wrappers[m->wrap].prefix;
+
+		tail = kprint_rec_text_tail(b, &room);
+		switch (kprint_bridge_wrappers[m->wrap].nstr) {
+		case 1:
+			n = snprintf(tail, room, prefix, s[0]);
+			break;
+		case 2:
+			n = snprintf(tail, room, prefix, s[0], s[1]);
+			break;
+		case 3:
+			n = snprintf(tail, room, prefix, s[0], s[1], s[2]);
+			break;
+		case 4:
+			n = snprintf(tail, room, prefix, s[0], s[1], s[2],
+				     s[3]);
+			break;
+		}
+		kprint_rec_text_advance(b, n);
+		/* The caller's format, KERN_ pairs and all, as %pV prints it. */
+		kprint_render(b, m->wrap_fmt, *m->format_args);
+	} else {
+		kprint_render(b, m->fmt, *m->args);
+	}
+}
+
+/*
+ * Builds the record of @m in @b and commits it.  Returns the seq, 0 if the
+ * ring refused it.
+ */
+static u64 kprint_bridge_store(struct kprint_builder *b,
+			       const struct kprint_bridge_msg *m)
+{
+	const struct kprint_bridge_site *caller;
+	struct kprint_bridge_site tmp;
+	struct kprint_bridge_line line;
+	struct kprint_rec *rec = b->rec;
+	int level = m->level;
+	bool cont = false, newline, merged = false;
+	size_t skip = 0;
+	u32 caller_id;
+	u64 seq;
+
+	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
+	caller = kprint_bridge_caller(b->checkbuf, &tmp);
+
+	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
+	rec->source = KPRINT_SOURCE_PRINTK;
+	rec->facility = m->facility;
+	rec->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
+	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
+	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, caller ? caller->function : "");
+	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,
+			   m->dev_info ? m->dev_info->subsystem : "");
+	kprint_rec_put_str(b, KPRINT_STR_MODULE, caller ? caller->module : "");
+	kprint_rec_put_str(b, KPRINT_STR_DEVICE,
+			   m->dev_info ? m->dev_info->device : "");
+	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, m->format,
+			    min_t(size_t, m->format_len, KPRINT_FORMAT_MAX));
+
+	kprint_bridge_render(b, m);
+
+	/* printk keeps LOG_LINE_MAX - 1 bytes, its prefix included. */
+	if (b->text_len > KPRINT_BRIDGE_LINE_MAX - 1) {
+		b->text_len = KPRINT_BRIDGE_LINE_MAX - 1;
+		rec->flags |= KPRINT_RECORD_F_TRUNCATED;
+	}
+	/* Only a message of facility 0 has its prefix parsed (not /dev/kmsg's). */
+	if (!m->facility) {
+		skip = kprint_bridge_parse_prefix(b->text, b->text_len, &level,
+						  &cont);
+		memmove(b->text, b->text + skip, b->text_len - skip);
+		b->text_len -= skip;
+	}
+	newline = b->text_len && b->text[b->text_len - 1] == '\n';
+	kprint_rec_end(b);
+
+	caller_id = kprint_bridge_caller_id();
+	if (cont && kprint_bridge_line_get(caller_id, &line)) {
+		merged = true;
+		rec->flags |= KPRINT_RECORD_F_CONT;
+		rec->continues = line.seq;
+		rec->level = line.level;
+	} else {
+		rec->level = kprint_bridge_final_level(level);
+	}
+
+	if (unlikely(kprint_selfcheck_enabled())) {
+		va_list ap;
+
+		va_copy(ap, *m->args);
+		kprint_selfcheck_text(b, m->fmt, ap,
+				      KPRINT_BRIDGE_LINE_MAX - 1, skip);
+		va_end(ap);
+	}
+
+	seq = kprint_commit(rec, rec->len);
+	if (seq)
+		/* dev_printk() always ends its line (LOG_NEWLINE). */
+		kprint_bridge_line_set(caller_id, seq, rec->level,
+				       !newline && !m->dev_info, merged);
+	return seq;
+}
+
+static void kprint_bridge_trace(const struct kprint_rec *rec)
+{
+	unsigned int len;
+	const char *tags = kprint_rec_tags(rec, &len);
+
+	kprint_trace_printk(kprint_rec_format(rec), rec->format_id, rec->level,
+			    rec->class, tags, kprint_fnv1a64_mem(tags, len));
+}
+
+static DEFINE_PER_CPU(bool, kprint_bridge_busy);
+
+static void notrace kprint_bridge_hook(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprint_bridge_msg m;
+	struct kprint_builder *b;
+	unsigned long flags, sflags;
+
+	if (unlikely(!regs))
+		return;
+	/* ftrace calls us as is: the per-CPU state needs the CPU kept. */
+	preempt_disable_notrace();
+	if (kprint_own_printk()) {
+		atomic64_inc(&kprint_bridge_count.skipped);
+		goto out_preempt;
+	}
+
+	kprint_bridge_msg_init(&m, regs);
+	if (unlikely(in_nmi())) {
+		atomic64_inc(&kprint_bridge_count.dropped_nmi);
+		kprint_bridge_trace_dropped(&m);
+		goto out_preempt;
+	}
+
+	local_irq_save(flags);
+	if (unlikely(this_cpu_read(kprint_bridge_busy))) {
+		atomic64_inc(&kprint_bridge_count.dropped_recursion);
+		kprint_bridge_trace_dropped(&m);
+		goto out;
+	}
+	this_cpu_write(kprint_bridge_busy, true);
+
+	b = kprint_scratch_get(&sflags);
+	if (unlikely(!b)) {
+		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+		kprint_bridge_trace_dropped(&m);
+		goto out_idle;
+	}
+	if (kprint_bridge_store(b, &m))
+		atomic64_inc(&kprint_bridge_count.bridged);
+	else
+		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+	kprint_bridge_trace(b->rec);
+	kprint_scratch_put(sflags);
+out_idle:
+	this_cpu_write(kprint_bridge_busy, false);
+out:
+	local_irq_restore(flags);
+out_preempt:
+	preempt_enable_notrace();
+}
+
+static struct ftrace_ops kprint_bridge_ops = {
+	.func	= kprint_bridge_hook,
+	.flags	= FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static int kprint_bridge_register(void)
+{
+	int err;
+
+	lockdep_assert_held(&kprint_bridge_mutex);
+	err = register_ftrace_function(&kprint_bridge_ops);
+	if (!err)
+		WRITE_ONCE(kprint_bridge_registered, true);
+	return err;
+}
+
+/* Returns once no CPU is inside the hook any more. */
+static void kprint_bridge_unregister(void)
+{
+	lockdep_assert_held(&kprint_bridge_mutex);
+	unregister_ftrace_function(&kprint_bridge_ops);
+	WRITE_ONCE(kprint_bridge_registered, false);
+}
+
+/* Backlog: what printk stored before kprint was loaded */
+
+/*
+ * One line of kmsg_dump_get_line(syslog = true): "<pri>[ssss.uuuuuu] text",
+ * the timestamp only with printk.time on, every further line of a
+ * multi-line text behind the same prefix again.
+ */
+static void kprint_bridge_backlog_line(char *line, size_t len, u64 *ts)
+{
+	struct kprint_builder *b;
+	unsigned long flags, pri = 0, sec, usec;
+	size_t prefix, i, n;
+	char *p = line, *end = line + len;
+	u64 mono;
+
+	if (len && end[-1] == '\n')
+		end--;
+	*end = '\0';
+	if (*p != '<')
+		return;
+	pri = simple_strtoul(p + 1, &p, 10);
+	if (*p != '>')
+		return;
+	p++;
+	*ts = 0;
+	if (*p == '[' && sscanf(p, "[%lu.%lu]", &sec, &usec) == 2) {
+		p = strchr(p, ']') + 1;
+		if (*p == ' ')
+			p++;
+		*ts = (u64)sec * NSEC_PER_SEC + (u64)usec * NSEC_PER_USEC;
+	}
+	prefix = p - line;
+
+	/* Put the lines of a multi-line text back together. */
+	for (i = n = 0; p + i < end; ) {
+		line[n++] = p[i];
+		if (p[i] == '\n' && p + i + 1 + prefix <= end)
+			i += 1 + prefix;
+		else
+			i++;
+	}
+
+	b = kprint_scratch_get(&flags);
+	if (!b) {
+		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+		return;
+	}
+	kprint_rec_begin(b, pri & 7, KPRINT_CLASS_NONE,
+			 KPRINT_RECORD_F_BACKLOG);
+	b->rec->source = KPRINT_SOURCE_PRINTK;
+	b->rec->facility = (pri >> 3) & 0xff;
+	b->rec->format_id = kprint_fnv1a64("");
+	/* Nobody made this now: the loading task is not its author. */
+	b->rec->pid = 0;
+	memset(b->rec->comm, 0, sizeof(b->rec->comm));
+	mono = *ts ?: ktime_get_ns();
+	b->rec->ts_mono = mono;
+	b->rec->ts_real = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(mono)));
+	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
+	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, "");
+	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM, "");
+	kprint_rec_put_str(b, KPRINT_STR_MODULE, "");
+	kprint_rec_put_str(b, KPRINT_STR_DEVICE, "");
+	kprint_rec_put_str(b, KPRINT_STR_FORMAT, "");
+	kprint_rec_append_text(b, line, n);
+	kprint_rec_end(b);
+	if (kprint_commit(b->rec, b->rec->len))
+		atomic64_inc(&kprint_bridge_count.backlog);
+	else
+		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+	kprint_scratch_put(flags);
+}
+
+/*
+ * Reads printk's ring up to where it ended when we started: the bridge is
+ * on already, so what is printed meanwhile is taken live, and must not
+ * come round again here (nor make this loop endless).
+ */
+static void kprint_bridge_backlog(void)
+{
+	/* A record's text plus a prefix per line: more is cut by printk. */
+	const size_t size = 2 * KPRINT_TEXT_MAX;
+	struct kmsg_dump_iter iter;
+	size_t len;
+	char *line;
+	u64 end, ts;
+
+	line = kmalloc(size, GFP_KERNEL);
+	if (!line)
+		return;
+	kmsg_dump_rewind(&iter);
+	end = iter.next_seq;
+	while (iter.cur_seq < end &&
+	       kmsg_dump_get_line(&iter, true, line, size - 1, &len)) {
+		/* cur_seq is now past the line just read. */
+		if (iter.cur_seq > end)
+			break;
+		kprint_bridge_backlog_line(line, len, &ts);
+		cond_resched();
+	}
+	kfree(line);
+}
+
+/**
+ * kprint_bridge_get_stats() - the bridge's counters
+ * @st: filled in
+ *
+ * Context: Any context.
+ */
+void kprint_bridge_get_stats(struct kprint_bridge_stats *st)
+{
+	st->on = READ_ONCE(kprint_bridge_registered);
+	st->bridged = atomic64_read(&kprint_bridge_count.bridged);
+	st->skipped = atomic64_read(&kprint_bridge_count.skipped);
+	st->dropped_nmi = atomic64_read(&kprint_bridge_count.dropped_nmi);
+	st->dropped_recursion =
+		atomic64_read(&kprint_bridge_count.dropped_recursion);
+	st->dropped_scratch =
+		atomic64_read(&kprint_bridge_count.dropped_scratch);
+	/* Every vprintk_store() call reaches an ftrace_ops callback. */
+	st->missed = 0;
+	st->backlog = atomic64_read(&kprint_bridge_count.backlog);
+}
+
+/**
+ * kprint_bridge_init() - set the hook up, turn it on, take the backlog
+ *
+ * Context: Process context (module init), once kprint runs.
+ * Return: 0 or a negative errno.
+ */
+int kprint_bridge_init(void)
+{
+	static const char target[] = "vprintk_store";
+	int err;
+
+	kprint_bridge_sites = vzalloc(KPRINT_BRIDGE_SITES *
+				      sizeof(*kprint_bridge_sites));
+	if (!kprint_bridge_sites)
+		return -ENOMEM;
+
+	err = ftrace_set_filter(&kprint_bridge_ops, (unsigned char *)target,
+				strlen(target), 1);
+	if (err)
+		goto err_free;
+
+	err = register_module_notifier(&kprint_bridge_module_nb);
+	if (err)
+		goto err_filter;
+
+	mutex_lock(&kprint_bridge_mutex);
+	kprint_bridge_ready = true;
+	if (kprint_bridge_on) {
+		err = kprint_bridge_register();
+		if (err) {
+			kprint_bridge_ready = false;
+			mutex_unlock(&kprint_bridge_mutex);
+			goto err_notifier;
+		}
+	}
+	mutex_unlock(&kprint_bridge_mutex);
+
+	if (READ_ONCE(kprint_bridge_registered))
+		kprint_bridge_backlog();
+	return 0;
+
+err_notifier:
+	unregister_module_notifier(&kprint_bridge_module_nb);
+err_filter:
+	ftrace_free_filter(&kprint_bridge_ops);
+err_free:
+	vfree(kprint_bridge_sites);
+	kprint_bridge_sites = NULL;
+	return err;
+}
+
+/**
+ * kprint_bridge_exit() - turn the hook off for good and free its state
+ *
+ * Context: Process context (module exit), before the core stops.  On
+ * return no CPU runs the hook and none will.
+ */
+void kprint_bridge_exit(void)
+{
+	mutex_lock(&kprint_bridge_mutex);
+	kprint_bridge_ready = false;
+	if (kprint_bridge_registered)
+		kprint_bridge_unregister();
+	mutex_unlock(&kprint_bridge_mutex);
+
+	unregister_module_notifier(&kprint_bridge_module_nb);
+	ftrace_free_filter(&kprint_bridge_ops);
+	vfree(kprint_bridge_sites);
+	kprint_bridge_sites = NULL;
+}

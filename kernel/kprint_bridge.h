@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprint: the printk bridge, which makes every printk() of the running
+ * kernel a kprint record.  See the DOC: overview in kprint_bridge.c.
+ */
+#ifndef _KPRINT_BRIDGE_H
+#define _KPRINT_BRIDGE_H
+
+#include <linux/types.h>
+
+struct kprint_bridge_stats;
+
+int kprint_bridge_init(void);
+void kprint_bridge_exit(void);
+void kprint_bridge_get_stats(struct kprint_bridge_stats *st);
+void kprint_trace_printk(const char *format, u64 format_id, u32 level,
+			 u32 class, const char *tags, u64 tags_id);
+
+#endif /* _KPRINT_BRIDGE_H */
