@@ -346,7 +346,9 @@ static u8 kppt_hex[KPPT_HEX_LEN];
 static char kppt_hex_lines[4][80];
 static char kppt_hex_offsets[3][9];
 
-static int kppt_set_hexdump(const char *val, const struct kernel_param *kp)
+/* print_hex_dump() only passes the message on: the caller is the record's. */
+static KPPT_CALLER int kppt_set_hexdump(const char *val,
+					const struct kernel_param *kp)
 {
 	unsigned int n, r;
 	int err;
@@ -649,13 +651,13 @@ static const struct kppt_expect kppt_expected_other[] = {
 	{ "deferred", 2, "printk_deferred", "warn", "%s: %d callbacks suppressed",
 	  kppt_rl_suppressed, 2, .module = "vmlinux", .function = "___ratelimit" },
 	{ "hexdump", 0, "print_hex_dump", "info", "%s%s%.8x: %s",
-	  kppt_hex_args[0], 4, .module = "vmlinux", .function = "print_hex_dump" },
+	  kppt_hex_args[0], 4, .function = "kppt_set_hexdump" },
 	{ "hexdump", 1, "print_hex_dump", "info", "%s%s%.8x: %s",
-	  kppt_hex_args[1], 4, .module = "vmlinux", .function = "print_hex_dump" },
+	  kppt_hex_args[1], 4, .function = "kppt_set_hexdump" },
 	{ "hexdump", 2, "print_hex_dump", "info", "%s%s%.8x: %s",
-	  kppt_hex_args[2], 4, .module = "vmlinux", .function = "print_hex_dump" },
+	  kppt_hex_args[2], 4, .function = "kppt_set_hexdump" },
 	{ "hexdump", 3, "print_hex_dump", "err", "%s%s%s",
-	  kppt_hex_args[3], 3, .module = "vmlinux", .function = "print_hex_dump" },
+	  kppt_hex_args[3], 3, .function = "kppt_set_hexdump" },
 	{ "flood_cpus", 0, "printk", "info", "kprint_printk_test flood cpu %u n %u",
 	  kppt_flood_re, 2, true, .function = "kppt_flood_fn" },
 };
