@@ -84,6 +84,14 @@
  */
 #define KPPT_CALLER		noinline __attribute__((__noipa__))
 
+/*
+ * After the last call of a function: a call in tail position becomes a
+ * jump, and the stack then names the caller's caller as the printk's.
+ * (GCC may still move a printk, which is __cold, into "fn.cold": %pS names
+ * that, and so must the bridge.)
+ */
+#define kppt_no_tail_call()	barrier()
+
 /* A function of this module, for %pS and %ps. */
 KPPT_CALLER void kppt_marker(void);
 KPPT_CALLER void kppt_marker(void)
@@ -210,6 +218,7 @@ static KPPT_CALLER void kppt_table_one(int i)
 #include "kprint_printk_test_table.h"
 #undef KPPT_X
 	}
+	kppt_no_tail_call();
 }
 
 #define KPPT_X(idx, call, lvl, fmt, exp, ...)	+ 1
@@ -235,6 +244,7 @@ static KPPT_CALLER void kppt_dev_one(int i)
 		dev_warn(dev, "dev warn no args\n");
 		break;
 	}
+	kppt_no_tail_call();
 }
 
 #define KPPT_DEFERRED_NR	2
