@@ -584,7 +584,8 @@ static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
 	unsigned int n, cpu;
 	int err;
 
-	err = kppt_get_n(val, &n);
+	/* Any length: flood_stop ends it. */
+	err = kstrtouint(val, 0, &n);
 	if (err)
 		return err;
 	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL);
