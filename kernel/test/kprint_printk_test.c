@@ -562,6 +562,8 @@ struct kppt_flood_work {
 	struct work_struct work;
 	unsigned int cpu;
 	unsigned int n;
+	atomic_t *running;
+	struct completion *done;
 };
 
 static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
@@ -576,11 +578,15 @@ static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
 		else if (!(i % 256))
 			cond_resched();
 	}
+	if (atomic_dec_and_test(w->running))
+		complete(w->done);
 }
 
 static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
 {
+	DECLARE_COMPLETION_ONSTACK(done);
 	struct kppt_flood_work *works;
+	atomic_t running = ATOMIC_INIT(1);
 	unsigned int n, cpu;
 	int err;
 
@@ -598,8 +604,18 @@ static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
 		INIT_WORK(&works[cpu].work, kppt_flood_fn);
 		works[cpu].cpu = cpu;
 		works[cpu].n = n;
+		works[cpu].running = &running;
+		works[cpu].done = &done;
+		atomic_inc(&running);
 		queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
 	}
+	/*
+	 * A flood may run for minutes: wait a second at a time, which the
+	 * hung task detector does not take for a task stuck in D state.
+	 */
+	if (!atomic_dec_and_test(&running))
+		while (!wait_for_completion_timeout(&done, HZ))
+			;
 	for_each_online_cpu(cpu)
 		flush_work(&works[cpu].work);
 	cpus_read_unlock();

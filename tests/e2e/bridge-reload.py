@@ -184,6 +184,8 @@ for c in range(1, CYCLES + 1):
                                   lambda: sum(exporter_counts()) >= base + s["records"], 30) or \
                 exact and sum(exporter_counts()) != base + s["records"]:
             behind.append((c, s["records"], sum(exporter_counts()) - base))
+        if c % 10 == 0:
+            print(f"# bridge-reload: {c} cycles, {time.monotonic() - t0:.1f} s", flush=True)
         genl.close()
         rmmod()
         insmod(b"" if exact else b"bridge=0")
