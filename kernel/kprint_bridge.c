@@ -38,8 +38,10 @@
  * dropped), and the level and KERN_CONT flag from that prefix, the way 6.1
  * takes them from the rendered text; SUBSYSTEM and DEVICE from struct
  * dev_printk_info; module and function of the first caller outside the
- * printk core (stack_trace_save(), sprint_symbol() cached per return
- * address: __module_address() is not exported).  The record is committed
+ * printk core (on x86 the exported unwinder, started from the registers
+ * ftrace saved and stopped at the caller, elsewhere stack_trace_save();
+ * sprint_symbol() cached per return address: __module_address() is not
+ * exported).  The record is committed
  * like every kprint record, but not echoed back to printk, and shown to
  * tracers through kprint_trace_printk(), once per message seen, stored or
  * not.
@@ -49,6 +51,9 @@
  * began the line of the same printk caller (task pid, or 0x80000000 + CPU
  * outside task context) if that line is still open (it had no newline).
  * Otherwise printk makes it a line of its own, and so does the bridge.
+ * printk merges a fragment into its record only while no other caller's
+ * record came in between; the bridge links it to its caller's line even
+ * then, so that a reader can rebuild each caller's line.
  *
  * **What is not bridged.**  kprint's own printk calls (the echo of its
  * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
@@ -85,6 +90,9 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/unwind.h>
+#endif
 
 #include "kprint_bridge.h"
 #include "kprint_core.h"
@@ -160,6 +168,11 @@ static const struct kernel_param_ops kprint_bridge_param_ops = {
 module_param_cb(bridge, &kprint_bridge_param_ops, &kprint_bridge_on, 0644);
 MODULE_PARM_DESC(bridge,
 		 "Make every printk() a kprint record (default Y; writable at run time)");
+
+static bool kprint_bridge_take_backlog = true;
+module_param_named(backlog, kprint_bridge_take_backlog, bool, 0444);
+MODULE_PARM_DESC(backlog,
+		 "At load, with the bridge on, make what printk stored before records (default Y)");
 
 /* Call sites: module and function of a return address, cached */
 
@@ -321,14 +334,51 @@ static struct notifier_block kprint_bridge_module_nb = {
 	.notifier_call = kprint_bridge_module_event,
 };
 
+#ifdef CONFIG_X86
+/*
+ * x86 exports its unwinder: starting from the registers ftrace saved at
+ * vprintk_store()'s entry skips the hook and the trampoline, and the walk
+ * stops at the caller, a few frames out, instead of always unwinding
+ * KPRINT_BRIDGE_STACK_DEPTH frames (most of the bridge's cost).
+ */
+static const struct kprint_bridge_site *
+kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
+			  struct kprint_bridge_site *tmp)
+{
+	const struct kprint_bridge_site *site;
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int i = 0;
+
+	for (unwind_start(&state, current, regs, NULL);
+	     !unwind_done(&state) && i < KPRINT_BRIDGE_STACK_DEPTH;
+	     unwind_next_frame(&state), i++) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		site = kprint_bridge_site(addr, sym, tmp);
+		if (!site->core)
+			return site;
+	}
+	return NULL;
+}
+#endif
+
 /* The first caller outside the printk core, or NULL. */
 static const struct kprint_bridge_site *
-kprint_bridge_caller(char *sym, struct kprint_bridge_site *tmp)
+kprint_bridge_caller(struct pt_regs *regs, char *sym,
+		     struct kprint_bridge_site *tmp)
 {
 	unsigned long entries[KPRINT_BRIDGE_STACK_DEPTH];
 	const struct kprint_bridge_site *site;
 	bool outside = false;
 	unsigned int i, n;
+
+#ifdef CONFIG_X86
+	site = kprint_bridge_caller_regs(regs, sym, tmp);
+	if (site)
+		return site;
+#endif
 
 	/*
 	 * The hook, ftrace's trampoline and whatever else ftrace put in
@@ -498,9 +548,16 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 }
 
 /*
- * printk_parse_prefix(): the KERN_SOH pairs at the start of @text, the
- * first level one deciding @level if it is still LOGLEVEL_DEFAULT.
- * Returns the bytes they take.
+ * vprintk_store() takes the level and KERN_CONT from the first 7 bytes of
+ * the rendered text (its prefix_buf[8]), and printk_sprint() strips every
+ * KERN_SOH pair at the start (printk_parse_prefix()).
+ */
+#define KPRINT_BRIDGE_PREFIX_SEEN	7
+
+/*
+ * The KERN_SOH pairs at the start of @text: those within the first
+ * KPRINT_BRIDGE_PREFIX_SEEN bytes set @cont, and the first level one
+ * @level if it is still LOGLEVEL_DEFAULT.  Returns the bytes they take.
  */
 static size_t kprint_bridge_parse_prefix(const char *text, size_t len,
 					 int *level, bool *cont)
@@ -509,9 +566,11 @@ static size_t kprint_bridge_parse_prefix(const char *text, size_t len,
 	int c;
 
 	while (len - n >= 2 && (c = printk_get_level(text + n))) {
-		if (c == 'c')
+		bool seen = n + 2 <= KPRINT_BRIDGE_PREFIX_SEEN;
+
+		if (seen && c == 'c')
 			*cont = true;
-		else if (*level == LOGLEVEL_DEFAULT)
+		else if (seen && *level == LOGLEVEL_DEFAULT)
 			*level = c - '0';
 		n += 2;
 	}
@@ -642,7 +701,8 @@ static void kprint_bridge_render(struct kprint_builder *b,
  * ring refused it.
  */
 static u64 kprint_bridge_store(struct kprint_builder *b,
-			       const struct kprint_bridge_msg *m)
+			       const struct kprint_bridge_msg *m,
+			       struct pt_regs *regs)
 {
 	const struct kprint_bridge_site *caller;
 	struct kprint_bridge_site tmp;
@@ -655,14 +715,15 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	u64 seq;
 
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
-	caller = kprint_bridge_caller(b->checkbuf, &tmp);
+	caller = kprint_bridge_caller(regs, b->checkbuf, &tmp);
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
 	rec->facility = m->facility;
 	rec->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
 	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
-	kprint_rec_put_str(b, KPRINT_STR_FUNCTION, caller ? caller->function : "");
+	kprint_rec_put_str(b, KPRINT_STR_FUNCTION,
+			   caller ? caller->function : "");
 	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,
 			   m->dev_info ? m->dev_info->subsystem : "");
 	kprint_rec_put_str(b, KPRINT_STR_MODULE, caller ? caller->module : "");
@@ -736,7 +797,8 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	struct kprint_builder *b;
 	unsigned long flags, sflags;
 
-	if (unlikely(!regs))
+	/* printk(NULL) is vsnprintf()'s to complain about, not ours. */
+	if (unlikely(!regs || !regs_get_kernel_argument(regs, 3)))
 		return;
 	/* ftrace calls us as is: the per-CPU state needs the CPU kept. */
 	preempt_disable_notrace();
@@ -766,7 +828,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		kprint_bridge_trace_dropped(&m);
 		goto out_idle;
 	}
-	if (kprint_bridge_store(b, &m))
+	if (kprint_bridge_store(b, &m, regs))
 		atomic64_inc(&kprint_bridge_count.bridged);
 	else
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
@@ -965,7 +1027,7 @@ int kprint_bridge_init(void)
 	}
 	mutex_unlock(&kprint_bridge_mutex);
 
-	if (READ_ONCE(kprint_bridge_registered))
+	if (READ_ONCE(kprint_bridge_registered) && kprint_bridge_take_backlog)
 		kprint_bridge_backlog();
 	return 0;
 
