@@ -7,6 +7,7 @@ line, "ok - what" or "not ok - what"; finish() exits non-zero on a failure.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -95,3 +96,99 @@ def metric(page, want):
         if name == want:
             return value
     return None
+
+
+# The printk bridge's tests: kprint_printk_test.ko makes known printk()
+# calls; its debugfs file "expected" has the record each call site must
+# become (kernel/test/kprint_printk_test.c).
+PRINTK_TEST_MODULE = "kernel/test/kprint_printk_test.ko"
+PRINTK_TEST_PARAMS = "/sys/module/kprint_printk_test/parameters"
+DEBUGFS = "/sys/kernel/debug"
+PRINTK_TEST_DEBUGFS = f"{DEBUGFS}/kprint_printk_test"
+
+
+def load_printk_test_module(*params):
+    """kprint_printk_test.ko loaded, debugfs mounted for its expected table
+    (tests/vm/suite unmounts it after the test)."""
+    if not os.path.ismount(DEBUGFS):
+        subprocess.run(["mount", "-t", "debugfs", "none", DEBUGFS], check=True)
+    subprocess.run(["insmod", PRINTK_TEST_MODULE, *params], check=True)
+
+
+def printk_test_expected():
+    """The expected table: one dict per call site, in the module's order."""
+    with open(f"{PRINTK_TEST_DEBUGFS}/expected") as f:
+        return [json.loads(line) for line in f]
+
+
+def write_printk_param(name, value):
+    """Write one kprint_printk_test trigger; returns once it is done."""
+    with open(os.path.join(PRINTK_TEST_PARAMS, name), "w") as f:
+        f.write(str(value))
+
+
+def kmsg_unescape(raw):
+    """/dev/kmsg's \\xNN escapes undone, as text."""
+    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), raw)
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def kmsg_records(fd=None):
+    """Every record /dev/kmsg has (or has left for an open fd), each a dict:
+    seq, level, facility, cont (its flags field is "c"), text and the
+    dictionary lines (SUBSYSTEM, DEVICE), all unescaped; a record lost to
+    the ring while reading shows as a gap in seq."""
+    own = fd is None
+    if own:
+        fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    records = []
+    try:
+        while True:
+            try:
+                raw = os.read(fd, 8192)
+            except BlockingIOError:
+                break
+            except BrokenPipeError:		# overwritten before read
+                continue
+            head, _, rest = raw.partition(b";")
+            fields = head.split(b",")
+            lines = rest.split(b"\n")
+            prio = int(fields[0])
+            rec = {"seq": int(fields[1]), "level": prio & 7, "facility": prio >> 3,
+                   "cont": fields[3:4] == [b"c"], "text": kmsg_unescape(lines[0])}
+            for line in lines[1:]:
+                if line.startswith(b" ") and b"=" in line:
+                    k, _, v = line[1:].partition(b"=")
+                    rec[k.decode()] = kmsg_unescape(v)
+            records.append(rec)
+    finally:
+        if own:
+            os.close(fd)
+    return records
+
+
+def kmsg_write(text, level=6):
+    """One line into the kernel log, as a marker between a test's steps."""
+    with open("/dev/kmsg", "w") as f:
+        f.write(f"<{level}>{text}\n")
+
+
+def default_loglevel():
+    """The level a printk without one gets (default_message_loglevel)."""
+    with open("/proc/sys/kernel/printk") as f:
+        return int(f.read().split()[1])
+
+
+def subscribers(group_id):
+    """How many sockets have joined generic netlink group group_id."""
+    bit = 1 << (group_id - 1)
+    with open("/proc/net/netlink") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return sum(1 for r in rows if r[1] == "16" and int(r[3], 16) & bit)
+
+
+def wait_subscribers(group_id, count, seconds=30):
+    """Wait until count sockets have joined group group_id (a kpnl.Genl's
+    groups["records"]), so that what is made next reaches them."""
+    return wait_for(f"{count} subscriber(s) joined the records group",
+                    lambda: subscribers(group_id) >= count, seconds)

@@ -195,3 +195,14 @@ stop_exporter() {
 	check_eq "${1:-SIGTERM stops the exporter with status 0}" $? 0
 	exporter=
 }
+
+# The printk bridge's tests: kprint_printk_test.ko makes known printk()
+# calls (kernel/test/kprint_printk_test.c); its expected table is in
+# debugfs, mounted here if it is not (tests/vm/suite unmounts it after).
+PRINTK_TEST_MODULE=kernel/test/kprint_printk_test.ko
+PRINTK_TEST_PARAMS=/sys/module/kprint_printk_test/parameters
+PRINTK_TEST_DEBUGFS=/sys/kernel/debug/kprint_printk_test
+load_printk_test_module() {
+	{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; } &&
+		insmod "$PRINTK_TEST_MODULE" "$@" || { not_ok "insmod $PRINTK_TEST_MODULE"; finish; }
+}

@@ -1,0 +1,334 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""kprint.ko loaded and unloaded 10 times (100 in make soak: a cycle takes
+seconds in the emulated guest under the flood, the backlog of a printk ring
+full of flood lines taken at every load) with its
+printk bridge on, under a printk flood on every CPU
+(kprint_printk_test.ko's flood_cpus), a running exporter and a reader of
+/dev/kmsg; then an NMI backtrace of every CPU (sysrq l) during the flood.
+
+Per life: the hook saw the flood (bridged > 0); kprint's own echo of one
+emitted record is skipped, exactly once; every other life switches the
+bridge off at run time before the unload, so that its counters are final:
+records stored == bridged + backlog + the emitted one, nothing dropped, and
+the exporter received or counted lost exactly those; the other lives
+unload with the bridge on, under the flood.  At the end every flood line
+is in the kernel log exactly once (none lost or doubled by the bridge),
+and nothing in the log is a splat (tests/vm/suite checks the console too).
+NMI: no deadlock (the write returns, the flood goes on), the backtrace of
+the CPU that wrote the sysrq is bridged, those made in NMI on the other
+CPUs are counted as dropped-nmi, at least one per line the kernel log
+shows (printk joins KERN_CONT pieces; the bridge counts calls).
+
+One Python process: insmod and rmmod are syscalls here, a process start
+costs half a second in the emulated guest."""
+import ctypes
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, "tests/e2e")
+import kpnl  # noqa: E402
+from lib import (PRINTK_TEST_DEBUGFS, check, finish, get, kmsg_write,  # noqa: E402
+                 load_printk_test_module, metric, sized, wait_for, write_printk_param, URL)
+
+CYCLES = int(os.environ.get("KPRINT_RELOAD_CYCLES", sized(10, 100)))
+KPRINT_KO = "kernel/kprint.ko"
+BRIDGE = "/sys/module/kprint/parameters/bridge"
+MARK = "kprint bridge-reload:"
+FLOOD_RE = re.compile(r"kprint_printk_test flood cpu (\d+) n (\d+)$")
+F_BACKLOG = 4
+SPLAT_RE = re.compile(r"BUG:|WARNING:|Oops|general protection|blocked for more than|"
+                      r"unreferenced object")
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_FINIT_MODULE, SYS_DELETE_MODULE = 313, 176	# x86_64
+O_NONBLOCK = os.O_NONBLOCK
+
+
+def insmod(params=b""):
+    fd = os.open(KPRINT_KO, os.O_RDONLY)
+    try:
+        if libc.syscall(SYS_FINIT_MODULE, fd, params, 0):
+            raise OSError(ctypes.get_errno(), "finit_module kprint.ko")
+    finally:
+        os.close(fd)
+
+
+def rmmod():
+    if libc.syscall(SYS_DELETE_MODULE, b"kprint", O_NONBLOCK):
+        raise OSError(ctypes.get_errno(), "delete_module kprint")
+
+
+def connect():
+    """A generic netlink socket on the family of the kprint.ko loaded now."""
+    end = time.monotonic() + 30
+    while True:
+        try:
+            return kpnl.Genl()
+        except (kpnl.NetlinkError, OSError):
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.01)
+
+
+def exporter_counts():
+    status, body = get("/metrics")
+    page = body.decode()
+    lost = sum(int(float(metric(page, f'kprint_exporter_records_lost_total{{reason="{r}"}}') or 0))
+               for r in ("overwritten", "missing"))
+    return int(float(metric(page, "kprint_exporter_records_received_total") or 0)), lost
+
+
+# The reader of /dev/kmsg: a process of its own, so that it keeps up with
+# the flood; it starts at the end of the log and writes one record a line,
+# "GAP n" where records were overwritten before it read them.
+READER = r"""
+import os, sys
+fd = os.open("/dev/kmsg", os.O_RDONLY)
+os.lseek(fd, 0, os.SEEK_END)
+out = open(sys.argv[1], "wb", buffering=1 << 16)
+out.write(b"READY\n")
+out.flush()
+last = None
+while True:
+    try:
+        raw = os.read(fd, 8192)
+    except BrokenPipeError:
+        out.write(b"GAP\n")
+        continue
+    head, _, rest = raw.partition(b";")
+    seq = int(head.split(b",")[1])
+    if last is not None and seq != last + 1:
+        out.write(b"GAP %d\n" % (seq - last - 1))
+    last = seq
+    out.write(head + b";" + rest.split(b"\n", 1)[0] + b"\n")
+    if rest.startswith(sys.argv[2].encode()):
+        out.flush()
+"""
+KMSG_OUT = "/tmp/bridge-reload.kmsg"
+reader = subprocess.Popen([sys.executable, "-c", READER, KMSG_OUT, MARK])
+
+
+def kmsg_has(text):
+    try:
+        with open(KMSG_OUT, "rb") as f:
+            return text.encode() in f.read()
+    except FileNotFoundError:	# the reader is not up yet
+        return False
+
+
+wait_for("the /dev/kmsg reader is up", lambda: kmsg_has("READY"))
+kmsg_write(f"{MARK} reader up")
+wait_for("the /dev/kmsg reader reads", lambda: kmsg_has(f"{MARK} reader up"))
+exporter = subprocess.Popen(["kprint_exporter", "--listen", URL[len("http://"):]],
+                            stderr=open("/tmp/bridge-reload.exporter.err", "w"))
+
+
+def healthy():
+    try:
+        return exporter.poll() is not None or get("/healthz")[0] == 200
+    except OSError:
+        return False
+
+
+wait_for("the exporter answers /healthz", healthy)
+check("the exporter runs", exporter.poll() is None)
+load_printk_test_module()
+# The flood's pace: the reader must see every line of it.
+write_printk_param("flood_pause_every", 4)
+flood = threading.Thread(target=write_printk_param, args=("flood_cpus", 4000000000))
+flood.start()
+
+# Life 1 is loaded with bridge=0, like every odd life.
+rmmod()
+insmod(b"bridge=0")
+genl = connect()
+t0 = time.monotonic()
+failed, lives, behind, reloads = None, [], [], 1
+doubled, backlogged = [], 0
+for c in range(1, CYCLES + 1):
+    exact = c % 2 == 1
+    try:
+        if exact:
+            # Loaded with bridge=0: nothing made yet.  Once the exporter
+            # has seen the reload, the lives before are settled in its
+            # counters, and this life's records are what they gain.
+            wait_for(f"life {c}: the exporter saw {reloads} reloads", lambda: int(float(metric(
+                get("/metrics")[1].decode(), "kprint_exporter_module_reloads_total") or 0)) >= reloads)
+            base = sum(exporter_counts())
+            with open(BRIDGE, "w") as f:
+                f.write("1")
+        # The hook sees the flood in this life.
+        if not wait_for(f"life {c}: the bridge took some of the flood",
+                        lambda: genl.stats()["bridged"] > 0, 30):
+            raise OSError(0, "no flood bridged")
+        # kprint's own record is echoed to printk, and that echo skipped.
+        genl.emit(6, "kprint bridge-reload life %d", [str(c)])
+        if exact:
+            with open(BRIDGE, "w") as f:
+                f.write("0")
+        s = genl.stats()
+        lives.append((c, exact, s))
+        if not exact and c <= 6:
+            # Loaded with the bridge on: the backlog was taken while the
+            # hook already ran.  No message may be in both.  (Three lives:
+            # a dump of the ring costs a second.)
+            ring = genl.dump()
+            backlog = {r.get("text") for r in ring if r.get("flags", 0) & F_BACKLOG}
+            live = [r.get("text") for r in ring if not r.get("flags", 0) & F_BACKLOG]
+            twice = [t for t in live if t in backlog and FLOOD_RE.match(t or "")]
+            if twice:
+                doubled.append((c, twice[:3], len(twice)))
+            backlogged += sum(1 for t in backlog if FLOOD_RE.match(t or ""))
+        if exact and not wait_for(f"life {c}: the exporter received or lost its {s['records']} records",
+                                  lambda: sum(exporter_counts()) >= base + s["records"], 30) or \
+                exact and sum(exporter_counts()) != base + s["records"]:
+            behind.append((c, s["records"], sum(exporter_counts()) - base))
+        if c % 10 == 0:
+            print(f"# bridge-reload: {c} cycles, {time.monotonic() - t0:.1f} s", flush=True)
+        genl.close()
+        rmmod()
+        insmod(b"" if exact else b"bridge=0")
+        reloads += 1
+        genl = connect()
+    except (OSError, kpnl.NetlinkError, KeyError) as e:
+        failed = f"cycle {c}: {e}"
+        break
+took = time.monotonic() - t0
+check(f"{CYCLES} load/unload cycles under the flood", failed is None, failed)
+print(f"# bridge-reload: {len(lives)} cycles in {took:.1f} s")
+
+# Each life's books balance.
+bad = []
+for c, exact, s in lives:
+    made = s["bridged"] + s["bridge_backlog"] + 1
+    dropped = sum(v for k, v in s.items() if k.startswith("bridge_dropped") or k == "bridge_missed")
+    if s["bridge_skipped"] != 1 or (exact and (s["records"] != made or dropped)) or \
+            s["bridged"] == 0 or (exact and s["bridge_backlog"]):
+        bad.append((c, {k: v for k, v in s.items() if k.startswith("bridge") or k == "records"}))
+check("every life: bridged > 0, skipped == 1 (its one echo); those loaded with bridge=0 and "
+      "switched off before unload: records == bridged + 1, nothing dropped", not bad, bad[:3])
+check("the exporter received or counted lost exactly the records of those lives",
+      not behind and lives, behind[:3])
+check(f"no flood line both in the backlog and bridged live ({backlogged} in backlogs)",
+      not doubled, doubled[:3])
+total = {k: sum(s[k] for _, _, s in lives) for k in ("bridged", "bridge_backlog", "records",
+                                                    "bridge_skipped")}
+print(f"# bridge-reload: over all lives {total}")
+
+with open(f"{PRINTK_TEST_DEBUGFS}/flood_stop", "w") as f:
+    f.write("1")
+flood.join(60)
+check("the flood stops when told", not flood.is_alive())
+
+# An NMI backtrace of every CPU while a flood runs, the bridge on.
+with open(BRIDGE, "w") as f:
+    f.write("1")
+with open("/proc/sys/kernel/printk") as f:
+    printk_levels = f.read().split()
+# The backtraces are no splat: keep them off the console, which
+# tests/vm/suite scans; this test looks at them in the log instead.
+with open("/proc/sys/kernel/printk", "w") as f:
+    f.write("1")
+flood = threading.Thread(target=write_printk_param, args=("flood_cpus", 4000000000))
+flood.start()
+wait_for("the flood runs again", lambda: genl.stats()["bridged"] > 0)
+s0 = genl.stats()
+kmsg_write(f"{MARK} nmi begin")
+t_nmi = time.monotonic()
+with open("/proc/sysrq-trigger", "w") as f:
+    f.write("l")
+t_nmi = time.monotonic() - t_nmi
+kmsg_write(f"{MARK} nmi end")
+wait_for("the reader has the NMI backtraces", lambda: kmsg_has(f"{MARK} nmi end"))
+s1 = genl.stats()
+check("the flood still runs after the backtraces (no deadlock)",
+      wait_for("more flood", lambda: genl.stats()["bridged"] > s1["bridged"], 30))
+with open(f"{PRINTK_TEST_DEBUGFS}/flood_stop", "w") as f:
+    f.write("1")
+flood.join(60)
+check("and stops when told", not flood.is_alive())
+status, body = get("/records?q=NMI%20backtrace%20for%20cpu")
+nmi_records = [r["text"] for r in json.loads(body)] if status == 200 else None
+with open("/proc/sys/kernel/printk", "w") as f:
+    f.write(" ".join(printk_levels))
+print(f"# bridge-reload: sysrq l took {t_nmi:.2f} s")
+
+# The exporter has every record the last life made once it has the
+# final emit.
+seq = genl.emit(6, "kprint bridge-reload final %d", ["0"])
+wait_for("the exporter has the final record", lambda: any(
+    r["seq"] == seq for r in json.loads(get("/records?q=bridge-reload%20final")[1] or b"[]")))
+
+# The kernel log: every flood line once, each CPU's numbers 0, 1, ...
+kmsg_write(f"{MARK} end")
+wait_for("the reader has the end marker", lambda: kmsg_has(f"{MARK} end"))
+reader.kill()
+reader.wait()
+exporter.terminate()
+check("the exporter stops with status 0", exporter.wait(30) == 0)
+
+lines = open(KMSG_OUT, "rb").read().decode("utf-8", "replace").split("\n")
+gaps = [line for line in lines if line.startswith("GAP")]
+check("the /dev/kmsg reader kept up with the flood (no gap)", not gaps, gaps[:3])
+per_cpu, texts = {}, []
+for line in lines:
+    if ";" not in line:
+        continue
+    text = line.split(";", 1)[1]
+    texts.append(text)
+    m = FLOOD_RE.match(text)
+    if m:
+        per_cpu.setdefault(int(m[1]), []).append(int(m[2]))
+n_flood = sum(len(v) for v in per_cpu.values())
+print(f"# bridge-reload: {n_flood} flood lines in the log, per CPU "
+      f"{ {c: len(v) for c, v in sorted(per_cpu.items())} }")
+ok = all(v == list(range(v[0], v[0] + len(v))) for v in per_cpu.values())
+runs = sum(1 for v in per_cpu.values() for a, b in zip(v, v[1:]) if b != a + 1)
+check(f"every flood line once, in order, on every CPU ({len(per_cpu)} CPUs)",
+      len(per_cpu) == os.cpu_count() and runs == os.cpu_count() and n_flood > CYCLES, runs)
+splats = [t for t in texts if SPLAT_RE.search(t)]
+check("no splat in the kernel log", not splats, splats[:3])
+
+# The NMI backtraces: those of the CPUs the NMI reached, made in NMI,
+# are dropped-nmi, one per line; the writer's own is bridged.
+window = texts[texts.index(f"{MARK} nmi begin") + 1:texts.index(f"{MARK} nmi end")] \
+    if f"{MARK} nmi end" in texts else []
+window = [t for t in window if not FLOOD_RE.match(t)]
+heads = [i for i, t in enumerate(window) if re.match(r"NMI backtrace for cpu \d+", t)]
+# A backtrace prints "Call Trace:" and "RIP:", which tests/vm/run takes for
+# a splat wherever it finds them in the log.  These are this test's own,
+# deliberate ones (a real splat fails the check above): listed as
+# accounted for, like the ones tests/vm/suite charges to a test.
+# TODO: a way for a test to declare its expected splat lines in
+# tests/vm/suite, instead of this file of the suite's.
+scratch = os.environ.get("KPRINT_VM_SCRATCH")
+if scratch and heads:
+    with open(os.path.join(scratch, "splats-charged"), "a") as f:
+        for t in window[heads[0]:]:
+            if re.search(r"RIP:|Call Trace:", t):
+                f.write(t + "\n")
+print(f"# bridge-reload: sysrq l: {len(window)} lines, backtrace heads {[window[i] for i in heads]}")
+check(f"every CPU's backtrace is in the log ({os.cpu_count()})", len(heads) == os.cpu_count(),
+      [window[i] for i in heads])
+local = [window[i] for i in heads if nmi_records and window[i] in nmi_records]
+check("the backtrace of the CPU that wrote the sysrq is bridged, the others not",
+      nmi_records is not None and len(nmi_records) == 1 and len(local) == 1,
+      (nmi_records, [window[i] for i in heads]))
+in_nmi = 0
+for a, b in zip(heads, heads[1:] + [len(window)]):
+    if window[a] not in (nmi_records or []):
+        in_nmi += b - a
+drops = {k: s1[k] - s0[k] for k in s1 if k.startswith("bridge_dropped") or k == "bridge_missed"}
+print(f"# bridge-reload: NMI lines in the log {in_nmi}, bridge drops {drops}")
+# A printk call per count, a line per record: printk may have joined
+# KERN_CONT pieces made in NMI into one line, so the count may be more.
+check("the lines made in NMI are counted as dropped-nmi (at least one per line)",
+      drops.get("bridge_dropped_nmi", 0) >= in_nmi > 0, (in_nmi, drops))
+check("and nothing else dropped", not any(v for k, v in drops.items() if k != "bridge_dropped_nmi"),
+      drops)
+finish()
