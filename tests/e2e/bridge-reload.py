@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: kprint.ko bridge=1
 """kprint.ko loaded and unloaded 10 times (100 in make soak: a cycle takes
 seconds in the emulated guest under the flood, the backlog of a printk ring
 full of flood lines taken at every load) with its

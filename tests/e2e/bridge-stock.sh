@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: kprint.ko bridge=1
 #
 # The printk bridge on a stock Debian module that logs: `modprobe loop`
 # (drivers/block/loop.c printk()s "loop: module loaded") and `modprobe

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: kprint.ko bridge=1
 """The printk bridge, field by field: kprint_printk_test.ko's printk calls
 (a table covering every conversion of kprint's own table, dev_*(),
 pr_cont() from two CPUs interleaving, printk_ratelimited(), the
