@@ -226,14 +226,6 @@ static bool kprint_bridge_is_core(const char *name, size_t len,
 		return true;
 	if (module)
 		return false;
-	/*
-	 * A BPF program traced on the printk path (kprint's own counters on
-	 * vprintk_emit() among them) puts its trampoline on the stack between
-	 * the caller and the printk core: it passes the message on too.
-	 */
-	if (!strncmp(name, "bpf_trampoline_", strlen("bpf_trampoline_")) ||
-	    !strncmp(name, "bpf_prog_", strlen("bpf_prog_")))
-		return true;
 	/* GCC's clones: devkmsg_emit.constprop.0 is devkmsg_emit. */
 	dot = memchr(name, '.', len);
 	if (dot)
