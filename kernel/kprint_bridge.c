@@ -939,25 +939,39 @@ static void kprint_bridge_backlog_line(char *line, size_t len, u64 *ts)
 	kprint_scratch_put(flags);
 }
 
-/*
- * Reads printk's ring up to where it ended when we started: the bridge is
- * on already, so what is printed meanwhile is taken live, and must not
- * come round again here (nor make this loop endless).
+/* printk's next seq: where its ring ends now. */
+static u64 kprint_bridge_backlog_end(void)
+{
+	struct kmsg_dump_iter iter;
+
+	kmsg_dump_rewind(&iter);
+	return iter.next_seq;
+}
+
+/**
+ * kprint_bridge_backlog() - take printk's ring up to @end as backlog records
+ * @end: printk's next seq, read before the hook was registered
+ *
+ * What is printed once the hook is on is taken live, and must not come
+ * round again here (nor make this loop endless): so @end is read before
+ * the hook goes on.  A message printk stores between that and the hook's
+ * registration is in neither (a window of a few instructions, preferred to
+ * taking messages twice); one whose vprintk_store() began before the
+ * registration and ended after it as well.
  */
-static void kprint_bridge_backlog(void)
+static void kprint_bridge_backlog(u64 end)
 {
 	/* A record's text plus a prefix per line: more is cut by printk. */
 	const size_t size = 2 * KPRINT_TEXT_MAX;
 	struct kmsg_dump_iter iter;
 	size_t len;
 	char *line;
-	u64 end, ts;
+	u64 ts;
 
 	line = kmalloc(size, GFP_KERNEL);
 	if (!line)
 		return;
 	kmsg_dump_rewind(&iter);
-	end = iter.next_seq;
 	while (iter.cur_seq < end &&
 	       kmsg_dump_get_line(&iter, true, line, size - 1, &len)) {
 		/* cur_seq is now past the line just read. */
@@ -999,6 +1013,7 @@ void kprint_bridge_get_stats(struct kprint_bridge_stats *st)
 int kprint_bridge_init(void)
 {
 	static const char target[] = "vprintk_store";
+	u64 backlog_end = 0;
 	int err;
 
 	kprint_bridge_sites = vzalloc(KPRINT_BRIDGE_SITES *
@@ -1018,6 +1033,7 @@ int kprint_bridge_init(void)
 	mutex_lock(&kprint_bridge_mutex);
 	kprint_bridge_ready = true;
 	if (kprint_bridge_on) {
+		backlog_end = kprint_bridge_backlog_end();
 		err = kprint_bridge_register();
 		if (err) {
 			kprint_bridge_ready = false;
@@ -1028,7 +1044,7 @@ int kprint_bridge_init(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	if (READ_ONCE(kprint_bridge_registered) && kprint_bridge_take_backlog)
-		kprint_bridge_backlog();
+		kprint_bridge_backlog(backlog_end);
 	return 0;
 
 err_notifier:
