@@ -225,6 +225,9 @@ static const char *const kprint_bridge_core_fns[] = {
 	"print_hex_dump", "__warn_printk",
 };
 
+/* kernel/bpf/trampoline.c names its trampolines so, in kallsyms. */
+#define KPRINT_BRIDGE_BPF_TRAMPOLINE	"bpf_trampoline_"
+
 static bool kprint_bridge_is_core(const char *name, size_t len,
 				  const char *module)
 {
@@ -237,6 +240,15 @@ static bool kprint_bridge_is_core(const char *name, size_t len,
 		return true;
 	if (module)
 		return false;
+	/*
+	 * A BPF fentry/fexit program on a printk function (kprint's own
+	 * counter on vprintk_emit()) runs it from its trampoline, which is
+	 * then a frame between the function and its caller.
+	 */
+	if (len > strlen(KPRINT_BRIDGE_BPF_TRAMPOLINE) &&
+	    !memcmp(name, KPRINT_BRIDGE_BPF_TRAMPOLINE,
+		    strlen(KPRINT_BRIDGE_BPF_TRAMPOLINE)))
+		return true;
 	/* GCC's clones: devkmsg_emit.constprop.0 is devkmsg_emit. */
 	dot = memchr(name, '.', len);
 	if (dot)
