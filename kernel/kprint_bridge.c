@@ -53,7 +53,18 @@
  * Otherwise printk makes it a line of its own, and so does the bridge.
  * printk merges a fragment into its record only while no other caller's
  * record came in between; the bridge links it to its caller's line even
- * then, so that a reader can rebuild each caller's line.
+ * then, so that a reader can rebuild each caller's line.  The fragment's
+ * level, though, is the one printk stores: the line's when printk appends
+ * it, else its own KERN_ level or the default.  To decide that the bridge
+ * mirrors 6.1's vprintk_store() (prb_reserve_in_last() succeeds only if
+ * the newest record of the ring has the fragment's caller id and is not
+ * final) with the caller id and openness of the last message it saw.  It
+ * sees messages at vprintk_store()'s entry, in the order of its own lock,
+ * and printk reserves them a little later: two CPUs racing there may reach
+ * the ring in the other order, and then the level is the other decision's.
+ * Messages it does not build (NMI, kprint's own echo, recursion) end the
+ * line as far as it knows, without the lock in NMI; and it does not check
+ * printk's size limit of a merged line (LOG_LINE_MAX).
  *
  * **What is not bridged.**  kprint's own printk calls (the echo of its
  * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
@@ -214,6 +225,9 @@ static const char *const kprint_bridge_core_fns[] = {
 	"print_hex_dump", "__warn_printk",
 };
 
+/* kernel/bpf/trampoline.c names its trampolines so, in kallsyms. */
+#define KPRINT_BRIDGE_BPF_TRAMPOLINE	"bpf_trampoline_"
+
 static bool kprint_bridge_is_core(const char *name, size_t len,
 				  const char *module)
 {
@@ -226,6 +240,15 @@ static bool kprint_bridge_is_core(const char *name, size_t len,
 		return true;
 	if (module)
 		return false;
+	/*
+	 * A BPF fentry/fexit program on a printk function (kprint's own
+	 * counter on vprintk_emit()) runs it from its trampoline, which is
+	 * then a frame between the function and its caller.
+	 */
+	if (len > strlen(KPRINT_BRIDGE_BPF_TRAMPOLINE) &&
+	    !memcmp(name, KPRINT_BRIDGE_BPF_TRAMPOLINE,
+		    strlen(KPRINT_BRIDGE_BPF_TRAMPOLINE)))
+		return true;
 	/* GCC's clones: devkmsg_emit.constprop.0 is devkmsg_emit. */
 	dot = memchr(name, '.', len);
 	if (dot)
@@ -401,18 +424,34 @@ kprint_bridge_caller(struct pt_regs *regs, char *sym,
  * struct kprint_bridge_line - the last line a printk caller began
  * @caller: printk's caller id
  * @open: the line had no newline yet, a KERN_CONT fragment continues it
- * @level: its level, which printk keeps for the whole line
  * @seq: the kprint seq of the record that began it
  */
 struct kprint_bridge_line {
 	u32 caller;
 	bool open;
-	u8 level;
 	u64 seq;
 };
 
 static struct kprint_bridge_line kprint_bridge_lines[KPRINT_BRIDGE_LINES];
 static DEFINE_RAW_SPINLOCK(kprint_bridge_lines_lock);
+
+/*
+ * The newest record of printk's ring as far as the bridge knows: the
+ * caller id and level of the last message it saw, and whether a fragment
+ * of that caller may still be appended to it (printk has not finalized
+ * it).  Packed in one word so that paths which cannot take the lock (NMI)
+ * may close it with one store.
+ */
+#define KPRINT_BRIDGE_LAST_OPEN		BIT_ULL(63)
+#define KPRINT_BRIDGE_LAST_LEVEL(w)	((u8)((w) >> 32) & 7)
+#define KPRINT_BRIDGE_LAST_CALLER(w)	((u32)(w))
+static u64 kprint_bridge_last;
+
+/* A message the bridge does not build ends the newest record's line. */
+static void kprint_bridge_last_close(void)
+{
+	WRITE_ONCE(kprint_bridge_last, 0);
+}
 
 /* kernel/printk/printk.c's printk_caller_id(). */
 static u32 kprint_bridge_caller_id(void)
@@ -426,33 +465,55 @@ static struct kprint_bridge_line *kprint_bridge_line(u32 caller)
 	return &kprint_bridge_lines[hash_32(caller, KPRINT_BRIDGE_LINES_BITS)];
 }
 
-/* The open line @caller continues, into @line; false if there is none. */
-static bool kprint_bridge_line_get(u32 caller, struct kprint_bridge_line *line)
+/**
+ * kprint_bridge_line_get() - the line a message of @caller continues
+ * @caller: printk's caller id of the message
+ * @cont: the message is a KERN_CONT fragment
+ * @open: it does not end its line (no newline, no dev_info)
+ * @level: in: its own level as printk stores a record of its own; out: the
+ *	level printk stores it with
+ * @line: the open line @caller continues
+ *
+ * Decides like vprintk_store() whether printk appends the message to the
+ * newest record of its ring, and makes the message the newest record.
+ * Return: true if @line is the open line of @caller that @cont continues.
+ */
+static bool kprint_bridge_line_get(u32 caller, bool cont, bool open,
+				   u8 *level, struct kprint_bridge_line *line)
 {
-	bool open;
+	bool has_line = false;
+	u64 last;
 
 	raw_spin_lock(&kprint_bridge_lines_lock);
-	*line = *kprint_bridge_line(caller);
+	if (cont) {
+		*line = *kprint_bridge_line(caller);
+		has_line = line->open && line->caller == caller;
+	}
+	last = READ_ONCE(kprint_bridge_last);
+	if (cont && (last & KPRINT_BRIDGE_LAST_OPEN) &&
+	    KPRINT_BRIDGE_LAST_CALLER(last) == caller)
+		/* Appended: printk keeps its record's level. */
+		*level = KPRINT_BRIDGE_LAST_LEVEL(last);
+	WRITE_ONCE(kprint_bridge_last,
+		   (open ? KPRINT_BRIDGE_LAST_OPEN : 0) |
+		   (u64)*level << 32 | caller);
 	raw_spin_unlock(&kprint_bridge_lines_lock);
-	open = line->open && line->caller == caller;
-	return open;
+	return has_line;
 }
 
-static void kprint_bridge_line_set(u32 caller, u64 seq, u8 level, bool open,
-				   bool cont)
+static void kprint_bridge_line_set(u32 caller, u64 seq, bool open, bool cont)
 {
 	struct kprint_bridge_line *line;
 
 	raw_spin_lock(&kprint_bridge_lines_lock);
 	line = kprint_bridge_line(caller);
 	if (cont) {
-		/* A fragment keeps the line's first record and level. */
+		/* A fragment keeps the line's first record. */
 		if (line->caller == caller)
 			line->open = open;
 	} else {
 		line->caller = caller;
 		line->open = open;
-		line->level = level;
 		line->seq = seq;
 	}
 	raw_spin_unlock(&kprint_bridge_lines_lock);
@@ -709,7 +770,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	struct kprint_bridge_line line;
 	struct kprint_rec *rec = b->rec;
 	int level = m->level;
-	bool cont = false, newline, merged = false;
+	bool cont = false, newline, open, merged = false;
 	size_t skip = 0;
 	u32 caller_id;
 	u64 seq;
@@ -750,13 +811,13 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	kprint_rec_end(b);
 
 	caller_id = kprint_bridge_caller_id();
-	if (cont && kprint_bridge_line_get(caller_id, &line)) {
+	/* dev_printk() always ends its line (LOG_NEWLINE). */
+	open = !newline && !m->dev_info;
+	rec->level = kprint_bridge_final_level(level);
+	if (kprint_bridge_line_get(caller_id, cont, open, &rec->level, &line)) {
 		merged = true;
 		rec->flags |= KPRINT_RECORD_F_CONT;
 		rec->continues = line.seq;
-		rec->level = line.level;
-	} else {
-		rec->level = kprint_bridge_final_level(level);
 	}
 
 	if (unlikely(kprint_selfcheck_enabled())) {
@@ -770,9 +831,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 
 	seq = kprint_commit(rec, rec->len);
 	if (seq)
-		/* dev_printk() always ends its line (LOG_NEWLINE). */
-		kprint_bridge_line_set(caller_id, seq, rec->level,
-				       !newline && !m->dev_info, merged);
+		kprint_bridge_line_set(caller_id, seq, open, merged);
 	return seq;
 }
 
@@ -804,12 +863,14 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	preempt_disable_notrace();
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
+		kprint_bridge_last_close();
 		goto out_preempt;
 	}
 
 	kprint_bridge_msg_init(&m, regs);
 	if (unlikely(in_nmi())) {
 		atomic64_inc(&kprint_bridge_count.dropped_nmi);
+		kprint_bridge_last_close();
 		kprint_bridge_trace_dropped(&m);
 		goto out_preempt;
 	}
@@ -817,6 +878,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	local_irq_save(flags);
 	if (unlikely(this_cpu_read(kprint_bridge_busy))) {
 		atomic64_inc(&kprint_bridge_count.dropped_recursion);
+		kprint_bridge_last_close();
 		kprint_bridge_trace_dropped(&m);
 		goto out;
 	}
@@ -825,6 +887,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	b = kprint_scratch_get(&sflags);
 	if (unlikely(!b)) {
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+		kprint_bridge_last_close();
 		kprint_bridge_trace_dropped(&m);
 		goto out_idle;
 	}
@@ -939,25 +1002,39 @@ static void kprint_bridge_backlog_line(char *line, size_t len, u64 *ts)
 	kprint_scratch_put(flags);
 }
 
-/*
- * Reads printk's ring up to where it ended when we started: the bridge is
- * on already, so what is printed meanwhile is taken live, and must not
- * come round again here (nor make this loop endless).
+/* printk's next seq: where its ring ends now. */
+static u64 kprint_bridge_backlog_end(void)
+{
+	struct kmsg_dump_iter iter;
+
+	kmsg_dump_rewind(&iter);
+	return iter.next_seq;
+}
+
+/**
+ * kprint_bridge_backlog() - take printk's ring up to @end as backlog records
+ * @end: printk's next seq, read before the hook was registered
+ *
+ * What is printed once the hook is on is taken live, and must not come
+ * round again here (nor make this loop endless): so @end is read before
+ * the hook goes on.  A message printk stores between that and the hook's
+ * registration is in neither (a window of a few instructions, preferred to
+ * taking messages twice); one whose vprintk_store() began before the
+ * registration and ended after it as well.
  */
-static void kprint_bridge_backlog(void)
+static void kprint_bridge_backlog(u64 end)
 {
 	/* A record's text plus a prefix per line: more is cut by printk. */
 	const size_t size = 2 * KPRINT_TEXT_MAX;
 	struct kmsg_dump_iter iter;
 	size_t len;
 	char *line;
-	u64 end, ts;
+	u64 ts;
 
 	line = kmalloc(size, GFP_KERNEL);
 	if (!line)
 		return;
 	kmsg_dump_rewind(&iter);
-	end = iter.next_seq;
 	while (iter.cur_seq < end &&
 	       kmsg_dump_get_line(&iter, true, line, size - 1, &len)) {
 		/* cur_seq is now past the line just read. */
@@ -999,6 +1076,7 @@ void kprint_bridge_get_stats(struct kprint_bridge_stats *st)
 int kprint_bridge_init(void)
 {
 	static const char target[] = "vprintk_store";
+	u64 backlog_end = 0;
 	int err;
 
 	kprint_bridge_sites = vzalloc(KPRINT_BRIDGE_SITES *
@@ -1018,6 +1096,7 @@ int kprint_bridge_init(void)
 	mutex_lock(&kprint_bridge_mutex);
 	kprint_bridge_ready = true;
 	if (kprint_bridge_on) {
+		backlog_end = kprint_bridge_backlog_end();
 		err = kprint_bridge_register();
 		if (err) {
 			kprint_bridge_ready = false;
@@ -1028,7 +1107,7 @@ int kprint_bridge_init(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	if (READ_ONCE(kprint_bridge_registered) && kprint_bridge_take_backlog)
-		kprint_bridge_backlog();
+		kprint_bridge_backlog(backlog_end);
 	return 0;
 
 err_notifier:
