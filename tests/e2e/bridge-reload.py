@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 # kprint-test: kprint.ko bridge=1
-"""kprint.ko loaded and unloaded 10 times (100 in make soak: a cycle takes
-seconds in the emulated guest under the flood, the backlog of a printk ring
-full of flood lines taken at every load) with its
+"""kprint.ko loaded and unloaded 100 times (500 in make soak; a cycle takes
+about a second in the emulated guest under the flood, the backlog of a
+printk ring full of flood lines taken at every load) with its
 printk bridge on, under a printk flood on every CPU
 (kprint_printk_test.ko's flood_cpus), a running exporter and a reader of
 /dev/kmsg; then an NMI backtrace of every CPU (sysrq l) during the flood.
@@ -37,7 +37,7 @@ import kpnl  # noqa: E402
 from lib import (PRINTK_TEST_DEBUGFS, check, finish, get, kmsg_write,  # noqa: E402
                  load_printk_test_module, metric, sized, wait_for, write_printk_param, URL)
 
-CYCLES = int(os.environ.get("KPRINT_RELOAD_CYCLES", sized(10, 100)))
+CYCLES = int(os.environ.get("KPRINT_RELOAD_CYCLES", sized(100, 500)))
 KPRINT_KO = "kernel/kprint.ko"
 BRIDGE = "/sys/module/kprint/parameters/bridge"
 MARK = "kprint bridge-reload:"
