@@ -15,20 +15,20 @@
  * is 0.  Tracers cannot see them from there: a BPF kprobe that fires while
  * a kprobe handler runs on the CPU is missed (current_kprobe is set).  The
  * queue is per CPU and lock-free, since ___ratelimit() is called from any
- * context, NMI included; an irq_work on the same CPU empties it by calling
+ * context, NMI included.  A work item of that CPU empties it by calling
  * kprint_trace_ratelimit() once per refused call, where BPF has its kprobe
  * "kprint:kprint_trace_ratelimit".
  *
- * That irq_work must not run inside the kretprobe's handler either, and an
- * irq_work raised from there would: the rethook trampoline keeps the
- * interrupt state of the probed return (on, usually), and current_kprobe
- * stays set until the handler returns, so a self-IPI taken there makes the
- * BPF kprobe a miss.  So the work is lazy (the next tick; a kthread on
- * PREEMPT_RT), and when it finds that it interrupted our return handler
- * (its per-CPU busy count) it goes again at the tick after.  What stays
- * open is the few instructions of the trampoline around our handler, and
- * another module's kprobe handler that a tick interrupts: such a miss is in
- * the BPF probe's own miss count (kprobe_profile), not ours.
+ * Process context, because no interrupt is safe for that call: kprobe
+ * handlers may run with interrupts on (the rethook trampoline keeps those
+ * of the probed return, an optimized kprobe's entry too) while
+ * current_kprobe is set, so an interrupt taken there, a self-IPI of ours
+ * or a tick, makes the BPF kprobe a miss (a hard irq_work: every call
+ * missed; a lazy one draining at the tick: 433 of 1879).  A task is never
+ * preempted inside a kprobe handler (they run with preemption off), so a
+ * worker never runs inside one.  The handler cannot queue the work itself
+ * (it may be in NMI, or under the scheduler's locks for
+ * printk_deferred_ratelimited()): it raises an irq_work that does.
  *
  * Nothing here prints, sleeps or takes a lock: the handlers run inside
  * printk_ratelimited() callers, with preemption off, in any context.  A
@@ -45,14 +45,19 @@
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/ratelimit.h>
+#include <linux/sched.h>
+#include <linux/workqueue.h>
 
 #include <asm/local.h>
 
 #include "kprint_ratelimit.h"
 #include "kprint_stats.h"
 
-/* Refused calls queued per CPU; a power of two. */
-#define KPRINT_RL_SLOTS		256
+/*
+ * Refused calls queued per CPU, a power of two: the work empties the queue
+ * whenever its worker gets the CPU; 1024 slots are 16 KiB per CPU.
+ */
+#define KPRINT_RL_SLOTS		1024
 #define KPRINT_RL_MASK		(KPRINT_RL_SLOTS - 1)
 
 static bool kprint_rl_enable = true;
@@ -80,18 +85,25 @@ struct kprint_rl_slot {
 /*
  * Producers are the return handlers on this CPU (which nest: task,
  * softirq, hardirq, NMI) and reserve a slot by a local cmpxchg of @head;
- * the one consumer is @work, on this CPU too, which alone moves @tail.
- * @busy counts the return handlers running on this CPU.
+ * the one consumer is @work (a work item is never run twice at once),
+ * which alone moves @tail.  It runs on @cpu but is preemptible and moves
+ * if the CPU goes offline, hence acquire and release on the slots.
  */
 struct kprint_rl_cpu {
 	local_t head;
 	unsigned long tail;
-	unsigned int busy;
-	struct irq_work work;
+	int cpu;
+	struct irq_work kick;
+	struct work_struct work;
 	struct kprint_rl_slot slot[KPRINT_RL_SLOTS];
 };
 
-static DEFINE_PER_CPU(struct kprint_rl_cpu, kprint_rl_cpu);
+/*
+ * Allocated, not DEFINE_PER_CPU: a module's static per-CPU data comes from
+ * a reserve of 8 KiB shared by all modules (insmod fails with -ENOMEM
+ * beyond it), and the queues are 16 KiB per CPU.
+ */
+static struct kprint_rl_cpu __percpu *kprint_rl_cpus;
 
 static struct {
 	atomic64_t queued;
@@ -112,10 +124,10 @@ static bool kprint_rl_registered;
  * tracefs as "kprint:kprint_trace_ratelimit" like the one on
  * kprint_trace_record(): it holds no module reference and comes back when
  * kprint.ko is loaded again.  Called once per refused call, shortly after
- * it (from an irq_work on the caller's CPU), never from a kprobe handler.
+ * it (from a work item on the caller's CPU), never in a kprobe handler.
  * __noipa and the empty asm keep the call and its arguments as declared.
  *
- * Context: Hard interrupt (a lazy irq_work; a kthread on PREEMPT_RT).
+ * Context: Process context (a work item on the CPU of the refused call).
  * @func is the caller's string: a module that called ___ratelimit() and
  * is unloaded in between leaves it dangling, so readers must read it
  * fault-safe (BPF does).
@@ -126,44 +138,49 @@ __noipa void kprint_trace_ratelimit(const struct ratelimit_state *rs,
 	asm volatile("");
 }
 
-/* The irq_work: hand every complete slot to kprint_trace_ratelimit(). */
-static void kprint_rl_drain(struct irq_work *work)
+/* The work: hand every complete slot to kprint_trace_ratelimit(). */
+static void kprint_rl_drain(struct work_struct *work)
 {
 	struct kprint_rl_cpu *c = container_of(work, struct kprint_rl_cpu, work);
 	unsigned long tail = c->tail;
 
-	/* Inside our handler a kprobe is running: BPF would miss. Later. */
-	if (READ_ONCE(c->busy)) {
-		irq_work_queue(work);
-		return;
-	}
 	while (tail != (unsigned long)local_read(&c->head)) {
 		struct kprint_rl_slot *s = &c->slot[tail & KPRINT_RL_MASK];
-		const struct ratelimit_state *rs = READ_ONCE(s->rs);
+		const struct ratelimit_state *rs = smp_load_acquire(&s->rs);
 		const char *func;
 
+		/* Reserved, not written yet: its producer kicks us again. */
 		if (!rs)
 			break;
 		func = READ_ONCE(s->func);
 		WRITE_ONCE(s->rs, NULL);
-		/* Producers are on this CPU: order for them, not for others. */
-		barrier();
-		WRITE_ONCE(c->tail, ++tail);
+		/* The slot is free for producers once they see the tail. */
+		smp_store_release(&c->tail, ++tail);
 		kprint_trace_ratelimit(rs, func);
 		atomic64_inc(&kprint_rl_count.traced);
+		if (!(tail % 64))
+			cond_resched();
 	}
+}
+
+/* The irq_work, on the producer's CPU: no kprobe handler runs in a worker. */
+static void kprint_rl_kick(struct irq_work *kick)
+{
+	struct kprint_rl_cpu *c = container_of(kick, struct kprint_rl_cpu, kick);
+
+	queue_work_on(c->cpu, system_highpri_wq, &c->work);
 }
 
 static void kprint_rl_queue(const struct ratelimit_state *rs, const char *func)
 {
-	struct kprint_rl_cpu *c = this_cpu_ptr(&kprint_rl_cpu);
+	struct kprint_rl_cpu *c = this_cpu_ptr(kprint_rl_cpus);
 	struct kprint_rl_slot *s;
 	long head;
 
 	do {
 		head = local_read(&c->head);
 		/* A stale tail only makes the queue look fuller. */
-		if ((unsigned long)head - READ_ONCE(c->tail) >= KPRINT_RL_SLOTS) {
+		if ((unsigned long)head - smp_load_acquire(&c->tail) >= KPRINT_RL_SLOTS) {
 			atomic64_inc(&kprint_rl_count.lost);
 			return;
 		}
@@ -171,11 +188,10 @@ static void kprint_rl_queue(const struct ratelimit_state *rs, const char *func)
 
 	s = &c->slot[head & KPRINT_RL_MASK];
 	WRITE_ONCE(s->func, func);
-	barrier();
-	WRITE_ONCE(s->rs, rs);
+	smp_store_release(&s->rs, rs);
 	atomic64_inc(&kprint_rl_count.queued);
-	/* NMI-safe; a work already pending takes this slot too. */
-	irq_work_queue(&c->work);
+	/* NMI-safe; a kick or work already pending takes this slot too. */
+	irq_work_queue(&c->kick);
 }
 
 static int kprint_rl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -190,16 +206,9 @@ static int kprint_rl_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int kprint_rl_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct kprint_rl_call *call = (const struct kprint_rl_call *)ri->data;
-	struct kprint_rl_cpu *c = this_cpu_ptr(&kprint_rl_cpu);
 
-	if (regs_return_value(regs) || !call->rs)
-		return 0;
-	/* Interrupts and NMIs nest, each restoring the count it found. */
-	WRITE_ONCE(c->busy, c->busy + 1);
-	barrier();
-	kprint_rl_queue(call->rs, call->func);
-	barrier();
-	WRITE_ONCE(c->busy, c->busy - 1);
+	if (!regs_return_value(regs) && call->rs)
+		kprint_rl_queue(call->rs, call->func);
 	return 0;
 }
 
@@ -213,9 +222,10 @@ static struct kretprobe kprint_rl_probe = {
 /**
  * kprint_ratelimit_init() - register the kretprobe on ___ratelimit()
  *
- * With the ratelimit parameter off, or when the kernel refuses the probe,
- * kprint runs without it: the stats reply says it is off (0), and a refusal
- * is no load failure, since nothing else depends on it.
+ * With the ratelimit parameter off, without memory for the queues, or when
+ * the kernel refuses the probe, kprint runs without it: the stats reply
+ * says it is off (0), and that is no load failure, since nothing else
+ * depends on it.
  *
  * Context: Process context (module init).
  */
@@ -223,17 +233,26 @@ void kprint_ratelimit_init(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct kprint_rl_cpu *c = per_cpu_ptr(&kprint_rl_cpu, cpu);
-
-		c->work = IRQ_WORK_INIT_LAZY(kprint_rl_drain);
-	}
 	if (!kprint_rl_enable)
 		return;
+	kprint_rl_cpus = alloc_percpu(struct kprint_rl_cpu);
+	if (!kprint_rl_cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct kprint_rl_cpu *c = per_cpu_ptr(kprint_rl_cpus, cpu);
+
+		c->cpu = cpu;
+		/* Hard also on PREEMPT_RT: it only queues the work. */
+		c->kick = IRQ_WORK_INIT_HARD(kprint_rl_kick);
+		INIT_WORK(&c->work, kprint_rl_drain);
+	}
 	/* Every CPU may be inside ___ratelimit() in several contexts at once. */
 	kprint_rl_probe.maxactive = 4 * num_possible_cpus();
-	if (register_kretprobe(&kprint_rl_probe))
+	if (register_kretprobe(&kprint_rl_probe)) {
+		free_percpu(kprint_rl_cpus);
+		kprint_rl_cpus = NULL;
 		return;
+	}
 	kprint_rl_registered = true;
 }
 
@@ -241,21 +260,29 @@ void kprint_ratelimit_init(void)
  * kprint_ratelimit_exit() - remove the kretprobe, then wait for the queue
  *
  * unregister_kretprobe() returns once no handler runs any more; after it,
- * no slot is queued, and irq_work_sync() waits for each CPU's work still
- * pending or running, so nothing of ours runs once this returns.
+ * no slot is queued; irq_work_sync() waits for each CPU's kick still
+ * pending or running, then flush_work() for the work it queued, which
+ * hands on what was queued last, so nothing of ours runs once the queues
+ * are freed.
  *
- * Context: Process context (module exit or failed init).
+ * Context: Process context (module exit).
  */
 void kprint_ratelimit_exit(void)
 {
 	int cpu;
 
-	if (kprint_rl_registered) {
-		unregister_kretprobe(&kprint_rl_probe);
-		WRITE_ONCE(kprint_rl_registered, false);
+	if (!kprint_rl_registered)
+		return;
+	unregister_kretprobe(&kprint_rl_probe);
+	WRITE_ONCE(kprint_rl_registered, false);
+	for_each_possible_cpu(cpu) {
+		struct kprint_rl_cpu *c = per_cpu_ptr(kprint_rl_cpus, cpu);
+
+		irq_work_sync(&c->kick);
+		flush_work(&c->work);
 	}
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(&kprint_rl_cpu, cpu)->work);
+	free_percpu(kprint_rl_cpus);
+	kprint_rl_cpus = NULL;
 }
 
 /**
