@@ -142,5 +142,21 @@ assert s["hook"] == "kprobe kprint:kprint_trace_ratelimit" and s["attached"], s'
 burst
 check_eq "and the count still moves by the refused calls exactly" $((after - before)) "$want"
 
+# A long burst in a tight loop, which gives the worker on its CPU no
+# turn: more refused calls than the queue holds.  Those that do not fit
+# are counted as lost, none vanish: counted + lost = refused, exactly.
+# (One size: a longer one risks outlasting the 5 s interval, -ETIME.)
+N=5000
+lost0=$(stat ratelimit_lost)
+read -r hits0 misses0 <<<"$(probe_profile)"
+burst
+read -r hits1 misses1 <<<"$(probe_profile)"
+lost=$(( $(stat ratelimit_lost) - lost0 ))
+echo "# burst of $N: $want refused, counted $((after - before)), lost $lost (queue full); hook $hb -> $ha; probe hits $hits0 -> $hits1, misses $misses0 -> $misses1"
+check_eq "a burst of $N: its $want refused calls are counted or counted as lost" \
+	$((after - before + lost)) "$want"
+check "a burst of $N: the queue overflowed (else this case tests nothing)" [ "$lost" -gt 0 ]
+check_eq "a burst of $N: the BPF probe missed none of those handed on" "$misses1" 0
+
 stop_exporter
 finish
