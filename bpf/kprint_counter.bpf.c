@@ -14,7 +14,10 @@
  *                    which printk, printk_deferred, dev_printk and
  *                    /dev/kmsg writes all pass
  *   ratelimit_suppressed  calls ___ratelimit() refused, per state and
- *                    caller name (kprobe and kretprobe: it has no fentry)
+ *                    caller name: by kprint.ko's kretprobe through a kprobe
+ *                    on its kprint_trace_ratelimit() when it is loaded, else
+ *                    by a kprobe and kretprobe on ___ratelimit() (it has no
+ *                    fentry) where the kernel lets them in
  * Counting a known format costs a lookup and an atomic add; only a new
  * format inserts.  Every insert that fails is counted, by reason.
  *
@@ -612,16 +615,46 @@ int BPF_KPROBE(ratelimit_enter, struct ratelimit_state *rs, const char *func)
 	return 0;
 }
 
+/*
+ * Count one refused call of @rs by @func (the key's func read already).
+ * A failed insert is counted in ratelimit_failed: the call went uncounted.
+ */
+static __always_inline void count_suppressed(struct kprint_counter_totals *t,
+					     struct kprint_ratelimit_key *key,
+					     const struct ratelimit_state *rs)
+{
+	struct kprint_ratelimit_value fresh = {}, *v;
+	long err;
+
+	__sync_fetch_and_add(&t->ratelimit_suppressed, 1);
+	v = bpf_map_lookup_elem(&ratelimit_suppressed, key);
+	if (v) {
+		__sync_fetch_and_add(&v->suppressed, 1);
+		return;
+	}
+	fresh.suppressed = 1;
+	fresh.burst = BPF_CORE_READ(rs, burst);
+	fresh.interval_jiffies = BPF_CORE_READ(rs, interval);
+	err = bpf_map_update_elem(&ratelimit_suppressed, key, &fresh, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		v = bpf_map_lookup_elem(&ratelimit_suppressed, key);
+		if (v) {
+			__sync_fetch_and_add(&v->suppressed, 1);
+			return;
+		}
+	}
+	if (err)
+		count_failure(&t->ratelimit_failed, err);
+}
+
 SEC("kretprobe/___ratelimit")
 int BPF_KRETPROBE(ratelimit_count, int ret)
 {
 	struct kprint_counter_totals *t = totals();
 	struct kprint_ratelimit_key key = {};
-	struct kprint_ratelimit_value fresh = {}, *v;
 	struct kprint_ratelimit_call *call;
 	struct ratelimit_state *rs;
 	__u64 sp = PT_REGS_SP(ctx) - 8;
-	long err;
 
 	if (!t)
 		return 0;
@@ -638,26 +671,29 @@ int BPF_KRETPROBE(ratelimit_count, int ret)
 					      (const char *)call->func) < 0)
 		key.func[0] = '\0';
 	bpf_map_delete_elem(&ratelimit_calls, &sp);
-	if (ret)
+	if (!ret)
+		count_suppressed(t, &key, rs);
+	return 0;
+}
+
+/*
+ * Where ___ratelimit() is not traceable (Debian's 6.1), kprint.ko's own
+ * kretprobe on it hands each refused call, and only those, to its noipa
+ * kprint_trace_ratelimit(rs, func), from an irq_work: the same key and
+ * accounting as the direct hooks above, which libkpc then leaves off so
+ * that no call counts twice.  ratelimit_calls does not move here: the
+ * calls ___ratelimit() let through never reach this hook.
+ */
+SEC("kprobe/kprint_trace_ratelimit")
+int BPF_KPROBE(ratelimit_count_kprint, const struct ratelimit_state *rs, const char *func)
+{
+	struct kprint_counter_totals *t = totals();
+	struct kprint_ratelimit_key key = { .state = (__u64)rs };
+
+	if (!t)
 		return 0;
-	__sync_fetch_and_add(&t->ratelimit_suppressed, 1);
-	v = bpf_map_lookup_elem(&ratelimit_suppressed, &key);
-	if (v) {
-		__sync_fetch_and_add(&v->suppressed, 1);
-		return 0;
-	}
-	fresh.suppressed = 1;
-	fresh.burst = BPF_CORE_READ(rs, burst);
-	fresh.interval_jiffies = BPF_CORE_READ(rs, interval);
-	err = bpf_map_update_elem(&ratelimit_suppressed, &key, &fresh, BPF_NOEXIST);
-	if (err == -EEXIST) {
-		v = bpf_map_lookup_elem(&ratelimit_suppressed, &key);
-		if (v) {
-			__sync_fetch_and_add(&v->suppressed, 1);
-			return 0;
-		}
-	}
-	if (err)
-		count_failure(&t->ratelimit_failed, err);
+	if (bpf_probe_read_kernel_str(key.func, sizeof(key.func), func) < 0)
+		key.func[0] = '\0';
+	count_suppressed(t, &key, rs);
 	return 0;
 }

@@ -107,7 +107,12 @@ static inline size_t kprint_stats_nest_max_size(void)
 	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_dropped_recursion */
 	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_dropped_scratch */
 	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_missed */
-	       nla_total_size_64bit(sizeof(u64));	/* bridge_backlog */
+	       nla_total_size_64bit(sizeof(u64)) +	/* bridge_backlog */
+	       nla_total_size_64bit(sizeof(u64)) +	/* ratelimit */
+	       nla_total_size_64bit(sizeof(u64)) +	/* ratelimit_queued */
+	       nla_total_size_64bit(sizeof(u64)) +	/* ratelimit_lost */
+	       nla_total_size_64bit(sizeof(u64)) +	/* ratelimit_traced */
+	       nla_total_size_64bit(sizeof(u64));	/* ratelimit_missed */
 }
 
 /* Payload of a KPRINT_CMD_STATS_GET reply. */

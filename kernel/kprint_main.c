@@ -19,6 +19,7 @@
 #include "kprint_bridge.h"
 #include "kprint_core.h"
 #include "kprint_netlink.h"
+#include "kprint_ratelimit.h"
 
 #define KPRINT_RING_MIN		SZ_64K
 #define KPRINT_RING_MAX		SZ_256M
@@ -53,6 +54,9 @@ static int __init kprint_init(void)
 	if (err)
 		goto err_nl;
 
+	/* Needs nothing of the rest: a refused kretprobe only leaves it off. */
+	kprint_ratelimit_init();
+
 	return 0;
 
 err_nl:
@@ -76,6 +80,7 @@ static void __exit kprint_exit(void)
 	 * record.  The printk bridge stores too, so it goes first: its
 	 * hook is unregistered, and no CPU runs it, before the core stops.
 	 */
+	kprint_ratelimit_exit();
 	kprint_bridge_exit();
 	kprint_core_stop();
 

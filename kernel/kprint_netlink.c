@@ -21,6 +21,7 @@
 #include "kprint_netlink.h"
 #include "kprint_nl_fill.h"
 #include "kprint_ntf.h"
+#include "kprint_ratelimit.h"
 #include "kprint_render.h"
 
 static struct genl_family kprint_nl_family __ro_after_init;
@@ -137,6 +138,7 @@ int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	kprint_get_stats(&st);
 	kprint_bridge_get_stats(&st.bridge);
+	kprint_ratelimit_get_stats(&st.ratelimit);
 	err = kprint_nl_stats_fill(msg, &st);
 	if (err)
 		goto err_free;

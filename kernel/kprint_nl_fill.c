@@ -212,7 +212,17 @@ int kprint_nl_stats_fill(struct sk_buff *skb, const struct kprint_stats *st)
 	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_MISSED,
 			      st->bridge.missed, KPRINT_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_BACKLOG,
-			      st->bridge.backlog, KPRINT_STATS_A_PAD)) {
+			      st->bridge.backlog, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT, st->ratelimit.on,
+			      KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_QUEUED,
+			      st->ratelimit.queued, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_LOST,
+			      st->ratelimit.lost, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_TRACED,
+			      st->ratelimit.traced, KPRINT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_MISSED,
+			      st->ratelimit.missed, KPRINT_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

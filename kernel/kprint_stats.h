@@ -36,12 +36,29 @@ struct kprint_bridge_stats {
 };
 
 /**
+ * struct kprint_ratelimit_stats - the ratelimit hook's counters
+ * @on: 1 while the kretprobe on ___ratelimit() is registered
+ * @queued: refused calls queued for kprint_trace_ratelimit()
+ * @lost: refused calls not queued: the CPU's queue was full
+ * @traced: refused calls handed to kprint_trace_ratelimit()
+ * @missed: ___ratelimit() calls the kretprobe missed (its nmissed)
+ */
+struct kprint_ratelimit_stats {
+	u64 on;
+	u64 queued;
+	u64 lost;
+	u64 traced;
+	u64 missed;
+};
+
+/**
  * struct kprint_stats - every counter reported by KPRINT_CMD_STATS_GET
  * @ring: counters kept by the ring under its lock
  * @dropped: records never stored
  * @mcast_sent: records multicast to at least one listener
  * @mcast_failed: records whose multicast failed
  * @bridge: the printk bridge's counters
+ * @ratelimit: the ratelimit hook's counters
  */
 struct kprint_stats {
 	struct kprint_ring_stats ring;
@@ -49,6 +66,7 @@ struct kprint_stats {
 	u64 mcast_sent;
 	u64 mcast_failed;
 	struct kprint_bridge_stats bridge;
+	struct kprint_ratelimit_stats ratelimit;
 };
 
 #endif /* _KPRINT_STATS_H */

@@ -201,9 +201,10 @@ static struct json_object *kprint_ratelimit_json(const struct kpc_ratelimit_coun
 }
 
 static struct json_object *kprint_ratelimit_summary_json(const struct kprint_counter_totals *t,
-							 size_t states,
-							 const struct kpc_bpf_hook_status *st)
+							 size_t states, struct kpc_bpf *b)
 {
+	enum kpc_bpf_hook hook = kpc_bpf_ratelimit_hook(b), other = kpc_bpf_ratelimit_other(b);
+	const struct kpc_bpf_hook_status *st = kpc_bpf_hook_status(b, hook);
 	const struct kprint_counter_failures *f = &t->ratelimit_failed;
 	struct json_object *obj = json_object_new_object(), *fo = json_object_new_object();
 	bool ok = obj && fo;
@@ -218,9 +219,14 @@ static struct json_object *kprint_ratelimit_summary_json(const struct kprint_cou
 	ok = ok && kpc_json_add(obj, "failed", fo);
 	fo = NULL;
 	ok = ok && kpc_json_add(obj, "states", json_object_new_uint64(states));
+	ok = ok && kpc_json_add(obj, "hook", json_object_new_string(kpc_bpf_hook_name(hook)));
 	ok = ok && kpc_json_add(obj, "attached", json_object_new_boolean(st->attached));
 	if (!st->attached)
 		ok = ok && kpc_json_add(obj, "skipped", kpc_json_string(st->why));
+	/* The other way, and why it is off: one of them counts, never both. */
+	ok = ok && kpc_json_add(obj, "other_hook", json_object_new_string(kpc_bpf_hook_name(other)));
+	ok = ok && kpc_json_add(obj, "other_skipped",
+				kpc_json_string(kpc_bpf_hook_status(b, other)->why));
 	json_object_put(fo);
 	if (!ok) {
 		json_object_put(obj);
@@ -232,7 +238,8 @@ static struct json_object *kprint_ratelimit_summary_json(const struct kprint_cou
 /* --ratelimit: the suppressed calls per ratelimit state and caller. */
 static int kprint_ratelimit_show(const struct kprint_opts *o, struct kpc_bpf *b)
 {
-	const struct kpc_bpf_hook_status *st = kpc_bpf_hook_status(b, KPC_HOOK_RATELIMIT);
+	enum kpc_bpf_hook hook = kpc_bpf_ratelimit_hook(b);
+	const struct kpc_bpf_hook_status *st = kpc_bpf_hook_status(b, hook);
 	struct kprint_counter_totals t;
 	struct kpc_ratelimit_count *r;
 	size_t n, i;
@@ -260,12 +267,14 @@ static int kprint_ratelimit_show(const struct kprint_opts *o, struct kpc_bpf *b)
 		putchar('\n');
 	}
 	if (!err && o->json)
-		err = kpc_json_print_put(stdout, kprint_ratelimit_summary_json(&t, n, st));
+		err = kpc_json_print_put(stdout, kprint_ratelimit_summary_json(&t, n, b));
 	else if (!err)
-		printf("# ratelimit: %" PRIu64 " calls, %" PRIu64 " suppressed, %zu states, %"
-		       PRIu64 " calls without their arguments, %" PRIu64
-		       " not counted per state%s%s\n", (uint64_t)t.ratelimit_calls,
-		       (uint64_t)t.ratelimit_suppressed, n, (uint64_t)t.ratelimit_unmatched, kpc_bpf_failures_sum(&t.ratelimit_failed),
+		printf("# ratelimit (%s): %" PRIu64 " suppressed, %zu states, %" PRIu64
+		       " not counted per state; %" PRIu64 " calls seen, %" PRIu64
+		       " without their arguments (direct hook only)%s%s\n",
+		       kpc_bpf_hook_name(hook), (uint64_t)t.ratelimit_suppressed, n,
+		       kpc_bpf_failures_sum(&t.ratelimit_failed), (uint64_t)t.ratelimit_calls,
+		       (uint64_t)t.ratelimit_unmatched,
 		       st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);
 	free(r);
 	return err;

@@ -346,6 +346,52 @@ void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st)
 	kpx_sample(out, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
 }
 
+/*
+ * The ratelimit hook's counters (kprint.ko's kretprobe on ___ratelimit(),
+ * which feeds kprint_ratelimit_suppressed_total on kernels where BPF cannot
+ * probe it), from the stats reply.  A table of their own, outside
+ * kpx_metric_defs and its enum in kpx.h, which this change does not touch;
+ * merging them there is a plain move.
+ */
+static const struct kpx_metric_def kpx_rl_hook_defs[] = {
+	{ "kprint_ratelimit_hook_enabled", "gauge",
+	  "Whether kprint.ko's kretprobe on ___ratelimit() is registered (1), so that "
+	  "kprint_ratelimit_suppressed_total counts through kprint:kprint_trace_ratelimit, "
+	  "or not (0: ratelimit=0, or the kernel refused the probe)." },
+	{ "kprint_ratelimit_hook_queued_total", "counter",
+	  "Calls ___ratelimit() refused that kprint.ko's kretprobe queued for "
+	  "kprint_trace_ratelimit() since kprint.ko was loaded." },
+	{ "kprint_ratelimit_hook_traced_total", "counter",
+	  "Queued refused calls handed to kprint_trace_ratelimit() (where BPF counts them)." },
+	{ "kprint_ratelimit_hook_lost_total", "counter",
+	  "Calls ___ratelimit() refused that found their CPU's queue full: never counted by BPF." },
+	{ "kprint_ratelimit_hook_missed_total", "counter",
+	  "___ratelimit() calls the kretprobe missed (its nmissed): not seen at all." },
+};
+
+static void kpx_rl_hook(FILE *out, unsigned int i, uint64_t v)
+{
+	const struct kpx_metric_def *d = &kpx_rl_hook_defs[i];
+
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n%s %" PRIu64 "\n", d->name, d->help, d->name,
+		d->type, d->name, v);
+}
+
+/*
+ * Only when the module sends them all: a kprint.ko without the hook has no
+ * such families, rather than zeros that would read as "on, nothing lost".
+ */
+static void kpx_metrics_ratelimit_hook(FILE *out, const struct kpc_stats *st)
+{
+	if (!kpc_stats_has_ratelimit(st))
+		return;
+	kpx_rl_hook(out, 0, st->ratelimit ? 1 : 0);
+	kpx_rl_hook(out, 1, st->ratelimit_queued);
+	kpx_rl_hook(out, 2, st->ratelimit_traced);
+	kpx_rl_hook(out, 3, st->ratelimit_lost);
+	kpx_rl_hook(out, 4, st->ratelimit_missed);
+}
+
 static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 {
 	struct kpc_stats st;
@@ -373,6 +419,7 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 	kpx_head(out, KPX_M_KERNEL_OVERWRITTEN);
 	kpx_sample(out, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
 	kpx_metrics_bridge(out, &st);
+	kpx_metrics_ratelimit_hook(out, &st);
 }
 
 static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)

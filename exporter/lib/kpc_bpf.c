@@ -8,8 +8,11 @@
  * a reload of kprint.ko (the kernel arms it again when the module comes
  * back, before the module's init runs), and it holds no reference on the
  * module, so kprint stays unloadable while it is counted.  The printk
- * hooks are fentry and fexit on vprintk_emit(); the ratelimit hook fexit
- * on ___ratelimit().
+ * hooks are fentry and fexit on vprintk_emit().  Ratelimit suppressions
+ * are counted either by "kprint:kprint_trace_ratelimit" (kprint.ko's
+ * kretprobe on ___ratelimit() hands it each refused call) or by a kprobe
+ * and kretprobe on ___ratelimit() itself where the kernel lets them in,
+ * never both (kpc_bpf_ratelimit_choose()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,11 +37,13 @@
 #define KPC_TRACEFS		"/sys/kernel/tracing"
 #define KPC_PROBE_GROUP		"kprint_counter"
 #define KPC_KERNEL_BTF		"/sys/kernel/btf/vmlinux"
+#define KPC_KPRINT_RATELIMIT	"/sys/module/kprint/parameters/ratelimit"
 
 struct kpc_bpf {
 	struct kprint_counter_bpf *skel;
 	char pin_dir[PATH_MAX];
 	struct kpc_bpf_hook_status status[KPC_BPF_NR_HOOKS];
+	enum kpc_bpf_hook rl_hook;	/* the ratelimit hook chosen */
 };
 
 /*
@@ -67,6 +72,9 @@ static const struct kpc_bpf_hook_def {
 				 "___ratelimit" },
 	[KPC_HOOK_RATELIMIT_ENTRY] = { "kprobe ___ratelimit", "ratelimit_entry_link", NULL, NULL,
 				       "___ratelimit" },
+	[KPC_HOOK_RATELIMIT_KPRINT] = { "kprobe kprint:kprint_trace_ratelimit",
+					"ratelimit_kprint_link", "kprint:kprint_trace_ratelimit",
+					"ratelimit" },
 };
 
 static const char *const kpc_bpf_map_pins[] = {
@@ -92,6 +100,8 @@ static struct bpf_program *kpc_bpf_prog(struct kpc_bpf *b, enum kpc_bpf_hook hoo
 		return b->skel->progs.printk_count_bridged;
 	case KPC_HOOK_RATELIMIT:
 		return b->skel->progs.ratelimit_count;
+	case KPC_HOOK_RATELIMIT_KPRINT:
+		return b->skel->progs.ratelimit_count_kprint;
 	default:
 		return b->skel->progs.ratelimit_enter;
 	}
@@ -299,6 +309,85 @@ static int kpc_bpf_hook(struct kpc_bpf *b, enum kpc_bpf_hook hook)
 	return 0;
 }
 
+static bool kpc_bpf_pinned(const struct kpc_bpf *b, enum kpc_bpf_hook hook)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (kpc_bpf_path(path, sizeof(path), b->pin_dir, kpc_bpf_hooks[hook].pin))
+		return false;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Whether a kprint.ko with its ratelimit hook on is loaded. */
+static bool kpc_bpf_kprint_ratelimit_on(void)
+{
+	char buf[4] = "";
+	ssize_t len;
+	int fd;
+
+	fd = open(KPC_KPRINT_RATELIMIT, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;	/* not loaded, or a kprint.ko without the hook */
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return len > 0 && buf[0] == 'Y';
+}
+
+/*
+ * Which of the two ratelimit hooks counts, so that no refused call counts
+ * twice: an earlier loader's pinned choice stays; else kprint.ko's when it
+ * is loaded with its hook on; else the direct hooks where ___ratelimit()
+ * is traceable; else kprint.ko's anyway, whose tracefs probe is armed when
+ * kprint.ko is loaded.  The choice lasts as long as the pins: loading
+ * kprint.ko later on a kernel where the direct hooks were chosen does not
+ * switch (kprint_trace_ratelimit() then runs uncounted).
+ */
+static void kpc_bpf_ratelimit_choose(struct kpc_bpf *b)
+{
+	struct kpc_bpf_hook_status *ks = &b->status[KPC_HOOK_RATELIMIT_KPRINT];
+	struct kpc_bpf_hook_status *ds = &b->status[KPC_HOOK_RATELIMIT];
+	const char *direct = kpc_bpf_hooks[KPC_HOOK_RATELIMIT].traceable;
+
+	if (kpc_bpf_pinned(b, KPC_HOOK_RATELIMIT) || kpc_bpf_pinned(b, KPC_HOOK_RATELIMIT_ENTRY)) {
+		b->rl_hook = KPC_HOOK_RATELIMIT;
+		snprintf(ks->why, sizeof(ks->why), "the hooks on %s pinned by an earlier loader "
+			 "count: kprint's would count each call twice", direct);
+	} else if (kpc_bpf_pinned(b, KPC_HOOK_RATELIMIT_KPRINT)) {
+		b->rl_hook = KPC_HOOK_RATELIMIT_KPRINT;
+		snprintf(ds->why, sizeof(ds->why), "kprint:kprint_trace_ratelimit pinned by an "
+			 "earlier loader counts: %s's own would count each call twice", direct);
+	} else if (kpc_bpf_kprint_ratelimit_on()) {
+		b->rl_hook = KPC_HOOK_RATELIMIT_KPRINT;
+		snprintf(ds->why, sizeof(ds->why), "kprint.ko's kretprobe on %s counts "
+			 "(kprint:kprint_trace_ratelimit), not twice", direct);
+	} else if (!kpc_bpf_traceable(direct)) {
+		b->rl_hook = KPC_HOOK_RATELIMIT;
+		snprintf(ks->why, sizeof(ks->why), "no kprint.ko with ratelimit=1 was loaded when "
+			 "the counters were attached, and %s is traceable: counted directly", direct);
+	} else {
+		b->rl_hook = KPC_HOOK_RATELIMIT_KPRINT;
+		snprintf(ds->why, sizeof(ds->why), "%s is not traceable on this kernel (not in "
+			 "available_filter_functions): kprobe events refuse it; kprint.ko's "
+			 "kretprobe counts instead, while loaded", direct);
+	}
+	strcpy(b->status[KPC_HOOK_RATELIMIT_ENTRY].why, ds->why);
+}
+
+enum kpc_bpf_hook kpc_bpf_ratelimit_hook(const struct kpc_bpf *b)
+{
+	return b->rl_hook;
+}
+
+enum kpc_bpf_hook kpc_bpf_ratelimit_other(const struct kpc_bpf *b)
+{
+	return b->rl_hook == KPC_HOOK_RATELIMIT ? KPC_HOOK_RATELIMIT_KPRINT : KPC_HOOK_RATELIMIT;
+}
+
 /*
  * Keep the size of maps an earlier loader pinned; size new ones.  A pinned
  * map of another layout (left by an older kprint) is -ESTALE: libbpf would
@@ -352,12 +441,19 @@ static int kpc_bpf_load(struct kpc_bpf *b, unsigned int max_formats, bool with_p
 	if (!b->skel)
 		return -errno;
 	err = kpc_bpf_size_maps(b, max_formats);
+	kpc_bpf_ratelimit_choose(b);
 	for (hook = 0; hook < KPC_BPF_NR_HOOKS; hook++) {
 		const struct kpc_bpf_hook_def *h = &kpc_bpf_hooks[hook];
 		struct kpc_bpf_hook_status *st = &b->status[hook];
 		bool load = with_printk || hook == KPC_HOOK_KPRINT || hook == KPC_HOOK_BRIDGE;
 		char path[PATH_MAX];
 		int fd;
+
+		/* The ratelimit hook not chosen has its why already. */
+		if (hook == KPC_HOOK_RATELIMIT_KPRINT)
+			load = load && b->rl_hook == KPC_HOOK_RATELIMIT_KPRINT;
+		else if (hook == KPC_HOOK_RATELIMIT || hook == KPC_HOOK_RATELIMIT_ENTRY)
+			load = load && b->rl_hook == KPC_HOOK_RATELIMIT;
 
 		/*
 		 * Only what is to be attached now: verifying a program costs
@@ -437,6 +533,7 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 		strcpy(b->status[KPC_HOOK_PRINTK_ENTRY].why, ps->why);
 		strcpy(b->status[KPC_HOOK_RATELIMIT].why, ps->why);
 		strcpy(b->status[KPC_HOOK_RATELIMIT_ENTRY].why, ps->why);
+		strcpy(b->status[KPC_HOOK_RATELIMIT_KPRINT].why, ps->why);
 	}
 	for (hook = 0, err = 0; hook < KPC_BPF_NR_HOOKS && !err; hook++)
 		err = kpc_bpf_hook(b, hook);

@@ -34,7 +34,10 @@ struct kpc_bpf_opts {
  * The programs, each attached once and pinned (docs/bpf-counters.md).  A
  * source counts when its hooks do: kprint by KPC_HOOK_KPRINT, printk by
  * KPC_HOOK_PRINTK_EXIT (with KPC_HOOK_PRINTK_ENTRY, which lets it leave
- * bridged messages to KPC_HOOK_BRIDGE).
+ * bridged messages to KPC_HOOK_BRIDGE).  Ratelimit suppressions are
+ * counted by one of two ways, never both: KPC_HOOK_RATELIMIT_KPRINT
+ * (kprint.ko's kretprobe), or KPC_HOOK_RATELIMIT with its
+ * KPC_HOOK_RATELIMIT_ENTRY; kpc_bpf_ratelimit_hook() says which.
  */
 enum kpc_bpf_hook {
 	KPC_HOOK_KPRINT,	/* kprobe kprint:kprint_trace_record */
@@ -43,6 +46,7 @@ enum kpc_bpf_hook {
 	KPC_HOOK_BRIDGE,	/* kprobe kprint:kprint_trace_printk */
 	KPC_HOOK_RATELIMIT,	/* kretprobe ___ratelimit: the suppressed calls */
 	KPC_HOOK_RATELIMIT_ENTRY, /* kprobe ___ratelimit: their arguments */
+	KPC_HOOK_RATELIMIT_KPRINT, /* kprobe kprint:kprint_trace_ratelimit */
 	KPC_BPF_NR_HOOKS
 };
 
@@ -69,6 +73,14 @@ const struct kpc_bpf_hook_status *kpc_bpf_status(const struct kpc_bpf *b,
 const struct kpc_bpf_hook_status *kpc_bpf_hook_status(const struct kpc_bpf *b,
 						      enum kpc_bpf_hook hook);
 const char *kpc_bpf_hook_name(enum kpc_bpf_hook hook);
+
+/*
+ * The ratelimit hook chosen when the counters were first attached
+ * (KPC_HOOK_RATELIMIT_KPRINT or KPC_HOOK_RATELIMIT), and the one left off;
+ * the status of each says whether it counts, or why not.
+ */
+enum kpc_bpf_hook kpc_bpf_ratelimit_hook(const struct kpc_bpf *b);
+enum kpc_bpf_hook kpc_bpf_ratelimit_other(const struct kpc_bpf *b);
 
 /* Remove the pinned links and maps and the tracefs probe: counting stops. */
 int kpc_bpf_unload(const char *pin_dir);

@@ -65,6 +65,11 @@ struct kpc_stats {
 	uint64_t bridge_dropped_scratch;	/* printk messages for which no scratch record was free */
 	uint64_t bridge_missed;	/* printk messages the hook itself missed (the kprobe's nmissed) */
 	uint64_t bridge_backlog;	/* backlog records taken at load from the printk ring */
+	uint64_t ratelimit;	/* 1 while kprint's kretprobe on ___ratelimit() is registered, 0 while not */
+	uint64_t ratelimit_queued;	/* calls ___ratelimit() refused, queued for kprint_trace_ratelimit() */
+	uint64_t ratelimit_lost;	/* calls ___ratelimit() refused that found the CPU's queue full */
+	uint64_t ratelimit_traced;	/* refused calls handed to kprint_trace_ratelimit() (queued, once drained) */
+	uint64_t ratelimit_missed;	/* ___ratelimit() calls the kretprobe missed (its nmissed) */
 	/* Bit (1 << KPRINT_STATS_A_*) for each counter the kernel sent. */
 	uint32_t present;
 };

@@ -349,6 +349,24 @@ static void kpc_text_bridge(FILE *out, const struct kpc_stats *st)
 		st->bridge_dropped_scratch, st->bridge_missed, st->bridge_backlog);
 }
 
+/* The ratelimit hook's counters (kprint.ko's kretprobe), on one line too. */
+static bool kpc_stats_is_ratelimit(int attr)
+{
+	return attr >= KPRINT_STATS_A_RATELIMIT && attr <= KPRINT_STATS_A_RATELIMIT_MISSED;
+}
+
+static void kpc_text_ratelimit(FILE *out, const struct kpc_stats *st)
+{
+	if (!kpc_stats_has_ratelimit(st)) {
+		fprintf(out, "%-14s %20s\n", "ratelimit", "-");
+		return;
+	}
+	fprintf(out, "%-14s %s, queued %" PRIu64 ", traced %" PRIu64 ", lost %" PRIu64
+		" (queue full), missed %" PRIu64 " (kretprobe)\n", "ratelimit",
+		st->ratelimit ? "on" : "off", st->ratelimit_queued, st->ratelimit_traced,
+		st->ratelimit_lost, st->ratelimit_missed);
+}
+
 int kpc_text_stats(FILE *out, const struct kpc_stats *st)
 {
 	unsigned int i;
@@ -356,7 +374,7 @@ int kpc_text_stats(FILE *out, const struct kpc_stats *st)
 	for (i = 0; i < kpc_stats_nfields; i++) {
 		const struct kpc_stats_field *f = &kpc_stats_fields[i];
 
-		if (kpc_stats_is_bridge(f->attr))
+		if (kpc_stats_is_bridge(f->attr) || kpc_stats_is_ratelimit(f->attr))
 			continue;
 		if (st->present & (1u << f->attr))
 			fprintf(out, "%-14s %20" PRIu64 "\n", f->name, kpc_stats_value(st, f));
@@ -364,5 +382,6 @@ int kpc_text_stats(FILE *out, const struct kpc_stats *st)
 			fprintf(out, "%-14s %20s\n", f->name, "-");
 	}
 	kpc_text_bridge(out, st);
+	kpc_text_ratelimit(out, st);
 	return ferror(out) ? -EIO : 0;
 }

@@ -26,6 +26,13 @@
  *                which prints the first DEFAULT_RATELIMIT_BURST and
  *                suppresses the rest, exactly; -ETIME if the burst outlasted
  *                the interval
+ *   rl_burst     N calls of printk_ratelimited()'s own expansion on one
+ *                state, reset first (burst DEFAULT_RATELIMIT_BURST): the
+ *                calls ___ratelimit() refused, by its return value, are
+ *                then in the read-only parameter rl_suppressed, the state's
+ *                own count in rl_missed, the caller's function name (the
+ *                func ___ratelimit() got) in rl_function; -ETIME if the
+ *                burst outlasted the interval
  *   deferred     N times the printk_deferred() path with interrupts off:
  *                vprintk_emit(LOGLEVEL_SCHED), what printk_deferred() does
  *                (_printk_deferred itself is not exported), with a level and
@@ -424,6 +431,51 @@ static KPPT_CALLER int kppt_set_ratelimited(const char *val,
 }
 
 /*
+ * printk_ratelimited() expanded (include/linux/printk.h), on a state of our
+ * own that each write resets, so that which calls ___ratelimit() refused is
+ * known exactly: by its return value, which also counts a call refused
+ * because the state's lock was taken (not in the state's missed).
+ */
+static struct ratelimit_state kppt_rl_burst_rs;
+static unsigned int kppt_rl_refused;
+static unsigned int kppt_rl_missed;
+static char *kppt_rl_function = "";
+module_param_named(rl_suppressed, kppt_rl_refused, uint, 0444);
+MODULE_PARM_DESC(rl_suppressed, "Calls the last rl_burst write had refused by ___ratelimit()");
+module_param_named(rl_missed, kppt_rl_missed, uint, 0444);
+MODULE_PARM_DESC(rl_missed, "The rl_burst state's own count of refused calls (missed)");
+module_param_named(rl_function, kppt_rl_function, charp, 0444);
+MODULE_PARM_DESC(rl_function, "The function name rl_burst passes to ___ratelimit()");
+
+static KPPT_CALLER int kppt_set_rl_burst(const char *val,
+					 const struct kernel_param *kp)
+{
+	unsigned int n, i, suppressed = 0;
+	unsigned long start;
+	int err;
+
+	err = kppt_get_n(val, &n);
+	if (err)
+		return err;
+	/* Parameter writes are serialised (the param lock). */
+	ratelimit_state_init(&kppt_rl_burst_rs, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
+	start = jiffies;
+	for (i = 0; i < n; i++) {
+		if (__ratelimit(&kppt_rl_burst_rs))
+			pr_info("rl_burst %u\n", i);
+		else
+			suppressed++;
+	}
+	if (time_after_eq(jiffies, start + DEFAULT_RATELIMIT_INTERVAL))
+		return -ETIME;
+	kppt_rl_refused = suppressed;
+	kppt_rl_missed = kppt_rl_burst_rs.missed;
+	kppt_rl_function = (char *)__func__;
+	return 0;
+}
+
+/*
  * pr_cont() from two CPUs: thread t (bound to CPU t) prints, per line,
  * "cont t<t> line <l>:", KPPT_CONT_FRAGS fragments " t<t>.<j>" and
  * " t<t> end\n".  The steps of both threads run in one global order
@@ -634,6 +686,7 @@ KPPT_PARAM(table, "Write N: make the printk table's calls N times");
 KPPT_PARAM(dev, "Write N: dev_info/dev_err/dev_warn on the module's device, N times");
 KPPT_PARAM(cont, "Write N: N pr_cont() lines from each of CPUs 0 and 1, interleaved");
 KPPT_PARAM(ratelimited, "Write N: one burst of N printk_ratelimited() calls");
+KPPT_PARAM(rl_burst, "Write N: N ___ratelimit() calls on a fresh state, burst 10; see rl_suppressed");
 KPPT_PARAM(deferred, "Write N: the printk_deferred() path N times, irqs off");
 KPPT_PARAM(hexdump, "Write N: two print_hex_dump()s, N times");
 KPPT_PARAM(flood_cpus, "Write N: N printk()s on every online CPU at once");

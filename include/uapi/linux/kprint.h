@@ -198,6 +198,25 @@ enum kprint_stats_attr {
 	KPRINT_STATS_A_BRIDGE_MISSED,
 	/* u64: backlog records taken at load from the printk ring */
 	KPRINT_STATS_A_BRIDGE_BACKLOG,
+	/*
+	 * u64: 1 while kprint's kretprobe on ___ratelimit() is registered, 0
+	 * while not
+	 */
+	KPRINT_STATS_A_RATELIMIT,
+	/*
+	 * u64: calls ___ratelimit() refused, queued for
+	 * kprint_trace_ratelimit()
+	 */
+	KPRINT_STATS_A_RATELIMIT_QUEUED,
+	/* u64: calls ___ratelimit() refused that found the CPU's queue full */
+	KPRINT_STATS_A_RATELIMIT_LOST,
+	/*
+	 * u64: refused calls handed to kprint_trace_ratelimit() (queued, once
+	 * drained)
+	 */
+	KPRINT_STATS_A_RATELIMIT_TRACED,
+	/* u64: ___ratelimit() calls the kretprobe missed (its nmissed) */
+	KPRINT_STATS_A_RATELIMIT_MISSED,
 
 	/* private: */
 	__KPRINT_STATS_A_CNT
