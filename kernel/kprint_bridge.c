@@ -100,6 +100,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
@@ -137,6 +138,7 @@ static struct {
 	atomic64_t dropped_scratch;
 	atomic64_t backlog;
 } kprint_bridge_count;
+
 
 /* Module parameter "bridge" */
 
@@ -315,6 +317,20 @@ kprint_bridge_site(unsigned long ip, char *sym, struct kprint_bridge_site *tmp)
 	return tmp;
 }
 
+/* The cached description of @ip, or NULL: never resolves. */
+static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long ip)
+{
+	unsigned int h = hash_long(ip, KPRINT_BRIDGE_SITES_BITS), i;
+	struct kprint_bridge_site *s;
+
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		s = &kprint_bridge_sites[(h + i) & (KPRINT_BRIDGE_SITES - 1)];
+		if (READ_ONCE(s->ip) == ip)
+			return smp_load_acquire(&s->ready) ? s : NULL;
+	}
+	return NULL;
+}
+
 /*
  * Forget the sites inside [start, start + size): that memory is about to
  * be freed and may hold another module's code next.  Nothing can run
@@ -387,15 +403,144 @@ kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
 }
 #endif
 
+/*
+ * The caller without unwinding.  A second ftrace_ops on the functions that
+ * callers call to print (_printk(), _dev_info(), ...) sees the caller's
+ * return address as its parent_ip and leaves it as a hint for the
+ * vprintk_store() that follows in the same context; the hook takes the
+ * hint (every run consumes it) and unwinds only without a valid one.  A
+ * hint is valid only for the same task, at the same interrupt context
+ * level, with no context switch since it was left (so neither preemption
+ * nor migration can hand it to another message), and only while its
+ * return address still sits where it was found, a little above the
+ * hook's stack pointer.  A parent that is itself printk core (the entry
+ * points call each other: _dev_info() -> dev_printk_emit()) keeps the
+ * outer hint; a parent the site cache does not know yet clears it, so
+ * that the unwinder resolves and caches it for the next time.  A tail call
+ * to an entry point hands it the caller's own parent, which is also what
+ * the unwinder finds.
+ */
+static const char *const kprint_bridge_entry_fns[] = {
+	"_printk", "_printk_deferred", "printk_emit", "_dev_printk",
+	"dev_printk_emit", "_dev_emerg", "_dev_alert", "_dev_crit", "_dev_err",
+	"_dev_warn", "_dev_notice", "_dev_info", "dev_err_probe",
+	"netdev_printk", "netdev_emerg", "netdev_alert", "netdev_crit",
+	"netdev_err", "netdev_warn", "netdev_notice", "netdev_info",
+	"print_hex_dump", "__warn_printk",
+};
+
+/*
+ * From an entry point's stack pointer to vprintk_store()'s: a few printk
+ * frames (_dev_info() -> ... -> vprintk_emit() is the deepest, well under
+ * this).
+ */
+#define KPRINT_BRIDGE_HINT_REACH	2048
+
+/**
+ * struct kprint_bridge_hint - a caller seen at a printk entry point
+ * @ip: the caller's return address, 0 for none
+ * @slot: where on the stack it is (the entry point's stack pointer)
+ * @task: the task then current
+ * @switches: its context switches then
+ */
+struct kprint_bridge_hint {
+	unsigned long ip;
+	unsigned long slot;
+	const struct task_struct *task;
+	unsigned long switches;
+};
+
+/* One per CPU and interrupt context level (task, softirq, hardirq, NMI). */
+static DEFINE_PER_CPU(struct kprint_bridge_hint[4], kprint_bridge_hints);
+
+static unsigned long kprint_bridge_switches(const struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
+static void notrace kprint_bridge_entry_hook(unsigned long ip,
+					     unsigned long parent_ip,
+					     struct ftrace_ops *op,
+					     struct ftrace_regs *fregs)
+{
+#ifdef CONFIG_X86
+	const struct kprint_bridge_site *site;
+	struct kprint_bridge_hint *h;
+	unsigned long sp, val;
+
+	preempt_disable_notrace();
+	h = &this_cpu_ptr(kprint_bridge_hints)[interrupt_context_level()];
+	site = kprint_bridge_site_cached(parent_ip);
+	/*
+	 * x86's ftrace_caller saves the stack pointer with the arguments,
+	 * without FTRACE_OPS_FL_SAVE_REGS; at entry it points at the return
+	 * address.  Checked, not assumed: a hint is left only if it does.
+	 */
+	sp = kernel_stack_pointer(&fregs->regs);
+	if (!site) {
+		h->ip = 0;
+	} else if (!site->core && !get_kernel_nofault(val, (unsigned long *)sp) &&
+		   val == parent_ip) {
+		h->slot = sp;
+		h->task = current;
+		h->switches = kprint_bridge_switches(current);
+		h->ip = parent_ip;
+	}
+	preempt_enable_notrace();
+#endif
+}
+
+/* Takes this context's hint: whatever the hook does, it is used up. */
+static void kprint_bridge_hint_take(struct kprint_bridge_hint *hint)
+{
+	struct kprint_bridge_hint *h;
+
+	h = &this_cpu_ptr(kprint_bridge_hints)[interrupt_context_level()];
+	*hint = *h;
+	h->ip = 0;
+}
+
+/* The caller the hint names, if it is valid for this message, or NULL. */
+static const struct kprint_bridge_site *
+kprint_bridge_hinted(const struct kprint_bridge_hint *h, struct pt_regs *regs,
+		     char *sym, struct kprint_bridge_site *tmp)
+{
+	const struct kprint_bridge_site *site;
+	unsigned long val;
+
+	if (!h->ip || h->task != current ||
+	    h->switches != kprint_bridge_switches(current))
+		return NULL;
+	if (h->slot <= regs->sp || h->slot - regs->sp > KPRINT_BRIDGE_HINT_REACH)
+		return NULL;
+	if (get_kernel_nofault(val, (unsigned long *)h->slot) || val != h->ip)
+		return NULL;
+	site = kprint_bridge_site(h->ip, sym, tmp);
+	return site->core ? NULL : site;
+}
+
+/* Arguments and stack pointer only: cheaper than the hook's full regs. */
+static struct ftrace_ops kprint_bridge_entry_ops = {
+	.func	= kprint_bridge_entry_hook,
+};
+
+/* Entry points filtered in: with none, the ops must never be registered. */
+static unsigned int kprint_bridge_entries;
+
 /* The first caller outside the printk core, or NULL. */
 static const struct kprint_bridge_site *
-kprint_bridge_caller(struct pt_regs *regs, char *sym,
+kprint_bridge_caller(const struct kprint_bridge_hint *hint,
+		     struct pt_regs *regs, char *sym,
 		     struct kprint_bridge_site *tmp)
 {
 	unsigned long entries[KPRINT_BRIDGE_STACK_DEPTH];
 	const struct kprint_bridge_site *site;
 	bool outside = false;
 	unsigned int i, n;
+
+	site = kprint_bridge_hinted(hint, regs, sym, tmp);
+	if (site)
+		return site;
 
 #ifdef CONFIG_X86
 	site = kprint_bridge_caller_regs(regs, sym, tmp);
@@ -763,6 +908,7 @@ static void kprint_bridge_render(struct kprint_builder *b,
  */
 static u64 kprint_bridge_store(struct kprint_builder *b,
 			       const struct kprint_bridge_msg *m,
+			       const struct kprint_bridge_hint *hint,
 			       struct pt_regs *regs)
 {
 	const struct kprint_bridge_site *caller;
@@ -776,7 +922,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	u64 seq;
 
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
-	caller = kprint_bridge_caller(regs, b->checkbuf, &tmp);
+	caller = kprint_bridge_caller(hint, regs, b->checkbuf, &tmp);
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
@@ -852,6 +998,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 				       struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprint_bridge_hint hint;
 	struct kprint_bridge_msg m;
 	struct kprint_builder *b;
 	unsigned long flags, sflags;
@@ -861,6 +1008,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		return;
 	/* ftrace calls us as is: the per-CPU state needs the CPU kept. */
 	preempt_disable_notrace();
+	kprint_bridge_hint_take(&hint);
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
@@ -891,7 +1039,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		kprint_bridge_trace_dropped(&m);
 		goto out_idle;
 	}
-	if (kprint_bridge_store(b, &m, regs))
+	if (kprint_bridge_store(b, &m, &hint, regs))
 		atomic64_inc(&kprint_bridge_count.bridged);
 	else
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
@@ -915,9 +1063,15 @@ static int kprint_bridge_register(void)
 	int err;
 
 	lockdep_assert_held(&kprint_bridge_mutex);
+	/* Only an optimisation: without it every caller is unwound. */
+	if (kprint_bridge_entries &&
+	    register_ftrace_function(&kprint_bridge_entry_ops))
+		kprint_bridge_entries = 0;
 	err = register_ftrace_function(&kprint_bridge_ops);
 	if (!err)
 		WRITE_ONCE(kprint_bridge_registered, true);
+	else if (kprint_bridge_entries)
+		unregister_ftrace_function(&kprint_bridge_entry_ops);
 	return err;
 }
 
@@ -926,6 +1080,8 @@ static void kprint_bridge_unregister(void)
 {
 	lockdep_assert_held(&kprint_bridge_mutex);
 	unregister_ftrace_function(&kprint_bridge_ops);
+	if (kprint_bridge_entries)
+		unregister_ftrace_function(&kprint_bridge_entry_ops);
 	WRITE_ONCE(kprint_bridge_registered, false);
 }
 
@@ -1077,6 +1233,7 @@ int kprint_bridge_init(void)
 {
 	static const char target[] = "vprintk_store";
 	u64 backlog_end = 0;
+	unsigned int __maybe_unused i;
 	int err;
 
 	kprint_bridge_sites = vzalloc(KPRINT_BRIDGE_SITES *
@@ -1088,6 +1245,15 @@ int kprint_bridge_init(void)
 				strlen(target), 1);
 	if (err)
 		goto err_free;
+
+#ifdef CONFIG_X86
+	/* Entry points this kernel does not have (or trace) are left out. */
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_entry_fns); i++)
+		if (!ftrace_set_filter(&kprint_bridge_entry_ops,
+				       (unsigned char *)kprint_bridge_entry_fns[i],
+				       strlen(kprint_bridge_entry_fns[i]), 0))
+			kprint_bridge_entries++;
+#endif
 
 	err = register_module_notifier(&kprint_bridge_module_nb);
 	if (err)
@@ -1113,6 +1279,7 @@ int kprint_bridge_init(void)
 err_notifier:
 	unregister_module_notifier(&kprint_bridge_module_nb);
 err_filter:
+	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
 	vfree(kprint_bridge_sites);
@@ -1135,6 +1302,7 @@ void kprint_bridge_exit(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
+	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
 	vfree(kprint_bridge_sites);
 	kprint_bridge_sites = NULL;
