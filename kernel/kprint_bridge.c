@@ -38,10 +38,14 @@
  * dropped), and the level and KERN_CONT flag from that prefix, the way 6.1
  * takes them from the rendered text; SUBSYSTEM and DEVICE from struct
  * dev_printk_info; module and function of the first caller outside the
- * printk core (on x86 the exported unwinder, started from the registers
- * ftrace saved and stopped at the caller, elsewhere stack_trace_save();
- * sprint_symbol() cached per return address: __module_address() is not
- * exported).  The record is committed
+ * printk core: on x86 the return address a second ftrace_ops saw at the
+ * printk entry point the caller called (_printk(), _dev_info(), ...),
+ * left as a hint that the hook checks (see kprint_bridge_hinted()), or
+ * without a valid hint the exported unwinder, started from the registers
+ * ftrace saved and stopped at the caller (elsewhere stack_trace_save());
+ * sprint_symbol() cached per return address (__module_address() is not
+ * exported).  The format's length and id are cached per format pointer
+ * when it is read-only (a string literal).  The record is committed
  * like every kprint record, but not echoed back to printk, and shown to
  * tracers through kprint_trace_printk(), once per message seen, stored or
  * not.
@@ -91,6 +95,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/pgtable.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/ptrace.h>
@@ -197,6 +202,8 @@ MODULE_PARM_DESC(backlog,
  * @store: inside vprintk_store(), the hooked function
  * @function: "symbol+off/size", as %pS prints it without the module
  * @module: the module, "vmlinux" for the core kernel
+ * @function_len: strlen() of @function
+ * @module_len: strlen() of @module
  */
 struct kprint_bridge_site {
 	unsigned long ip;
@@ -205,6 +212,8 @@ struct kprint_bridge_site {
 	bool store;
 	char function[KPRINT_TAG_MAX];
 	char module[KPRINT_TAG_MAX];
+	u8 function_len;
+	u8 module_len;
 };
 
 static struct kprint_bridge_site *kprint_bridge_sites;
@@ -284,6 +293,8 @@ static void kprint_bridge_resolve(unsigned long ip, char *sym,
 		      !strncmp(sym, "vprintk_store+", strlen("vprintk_store+"));
 	strscpy(site->function, sym, sizeof(site->function));
 	strscpy(site->module, module ?: "vmlinux", sizeof(site->module));
+	site->function_len = strlen(site->function);
+	site->module_len = strlen(site->module);
 }
 
 /*
@@ -332,6 +343,93 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
 }
 
 /*
+ * Formats: the stripped format, its length and its id, per format pointer.
+ * Measuring and hashing the format byte by byte on every message was a
+ * good part of the bridge's cost; kprint_*() sites keep theirs in the
+ * site.  Only a format in read-only memory (a string literal in the
+ * rodata of vmlinux or of a module) is cached, since its bytes cannot
+ * change under the same pointer; a format in a buffer is measured every
+ * time.  A module's entries are forgotten with its sites.
+ */
+#define KPRINT_BRIDGE_FORMATS_BITS	10
+#define KPRINT_BRIDGE_FORMATS		(1U << KPRINT_BRIDGE_FORMATS_BITS)
+
+/**
+ * struct kprint_bridge_format - what is known of a format printk was given
+ * @key: the pointer printk (or the %pV of a dev_printk()) was given; 0 for
+ *	a free slot, claimed with cmpxchg()
+ * @ready: the other fields are filled in (set with release)
+ * @skip: bytes of leading KERN_SOH pairs (printk_skip_headers())
+ * @len: bytes of the format after them, without one trailing newline
+ * @id: FNV-1a 64 of those @len bytes
+ */
+struct kprint_bridge_format {
+	unsigned long key;
+	bool ready;
+	u16 skip;
+	u16 len;
+	u64 id;
+};
+
+static struct kprint_bridge_format *kprint_bridge_formats;
+
+/* Is [start, start + size) mapped read-only, every page of it? */
+static bool kprint_bridge_read_only(unsigned long start, size_t size)
+{
+#ifdef CONFIG_X86
+	unsigned long addr;
+	unsigned int level;
+	pte_t *pte;
+
+	for (addr = start & PAGE_MASK; addr < start + size; addr += PAGE_SIZE) {
+		pte = lookup_address(addr, &level);
+		if (!pte || !pte_present(*pte) || pte_write(*pte))
+			return false;
+	}
+	return true;
+#else
+	return false;
+#endif
+}
+
+static const struct kprint_bridge_format *
+kprint_bridge_format_cached(unsigned long key)
+{
+	unsigned int h = hash_long(key, KPRINT_BRIDGE_FORMATS_BITS), i;
+	struct kprint_bridge_format *f;
+
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		f = &kprint_bridge_formats[(h + i) & (KPRINT_BRIDGE_FORMATS - 1)];
+		if (READ_ONCE(f->key) == key)
+			return smp_load_acquire(&f->ready) ? f : NULL;
+	}
+	return NULL;
+}
+
+/* Remembers a format of @size bytes (its NUL included) at @key. */
+static void kprint_bridge_format_add(unsigned long key, size_t size,
+				     size_t skip, size_t len, u64 id)
+{
+	unsigned int h = hash_long(key, KPRINT_BRIDGE_FORMATS_BITS), i;
+	struct kprint_bridge_format *f;
+
+	if (size > U16_MAX || !kprint_bridge_read_only(key, size))
+		return;
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		f = &kprint_bridge_formats[(h + i) & (KPRINT_BRIDGE_FORMATS - 1)];
+		if (READ_ONCE(f->key) == key)
+			return;
+		if (!READ_ONCE(f->key) && cmpxchg(&f->key, 0, key) == 0) {
+			f->skip = skip;
+			f->len = len;
+			f->id = id;
+			smp_store_release(&f->ready, true);
+			return;
+		}
+	}
+}
+
+/*
  * Forget the sites inside [start, start + size): that memory is about to
  * be freed and may hold another module's code next.  Nothing can run
  * there any more, so no CPU looks these slots up meanwhile.
@@ -344,6 +442,15 @@ static void kprint_bridge_forget(const void *start, unsigned int size)
 
 	if (!start)
 		return;
+	for (i = 0; i < KPRINT_BRIDGE_FORMATS; i++) {
+		struct kprint_bridge_format *f = &kprint_bridge_formats[i];
+
+		if (READ_ONCE(f->key) >= lo && READ_ONCE(f->key) < hi &&
+		    smp_load_acquire(&f->ready)) {
+			WRITE_ONCE(f->ready, false);
+			smp_store_release(&f->key, 0);
+		}
+	}
 	for (i = 0; i < KPRINT_BRIDGE_SITES; i++) {
 		s = &kprint_bridge_sites[i];
 		if (READ_ONCE(s->ip) >= lo && READ_ONCE(s->ip) < hi &&
@@ -698,6 +805,7 @@ static const struct {
  * @wrap_fmt: the caller's format inside the wrapper, as the caller wrote it
  * @format: the format of the record: the caller's, KERN_ pairs stripped
  * @format_len: its length without the trailing newline
+ * @format_id: FNV-1a 64 of those @format_len bytes
  * @format_args: the arguments of @format
  */
 struct kprint_bridge_msg {
@@ -711,14 +819,18 @@ struct kprint_bridge_msg {
 	const char *wrap_fmt;
 	const char *format;
 	size_t format_len;
+	u64 format_id;
 	va_list *format_args;
 };
 
 static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 				   struct pt_regs *regs)
 {
+	const struct kprint_bridge_format *f;
 	struct va_format *vaf = NULL;
+	unsigned long key;
 	unsigned int i, j;
+	size_t size;
 	va_list ap;
 
 	m->facility = regs_get_kernel_argument(regs, 0);
@@ -747,10 +859,23 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 		break;
 	}
 
+	key = (unsigned long)m->format;
+	f = kprint_bridge_format_cached(key);
+	if (f) {
+		m->format += f->skip;
+		m->format_len = f->len;
+		m->format_id = f->id;
+		return;
+	}
 	m->format = printk_skip_headers(m->format);
-	m->format_len = strlen(m->format);
+	size = strlen(m->format);
+	m->format_len = size;
 	if (m->format_len && m->format[m->format_len - 1] == '\n')
 		m->format_len--;
+	m->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
+	kprint_bridge_format_add(key, m->format + size + 1 - (const char *)key,
+				 m->format - (const char *)key, m->format_len,
+				 m->format_id);
 }
 
 /*
@@ -859,8 +984,7 @@ static void kprint_bridge_trace_dropped(const struct kprint_bridge_msg *m)
 					   &cont);
 	}
 
-	kprint_trace_printk(d->format, kprint_fnv1a64_mem(m->format,
-							  m->format_len),
+	kprint_trace_printk(d->format, m->format_id,
 			    kprint_bridge_final_level(level), KPRINT_CLASS_NONE,
 			    d->tags, kprint_fnv1a64_mem(d->tags, tlen + 2));
 	preempt_enable_notrace();
@@ -927,13 +1051,15 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
 	rec->facility = m->facility;
-	rec->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
+	rec->format_id = m->format_id;
 	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
-	kprint_rec_put_str(b, KPRINT_STR_FUNCTION,
-			   caller ? caller->function : "");
+	kprint_rec_put_strn(b, KPRINT_STR_FUNCTION,
+			    caller ? caller->function : "",
+			    caller ? caller->function_len : 0);
 	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,
 			   m->dev_info ? m->dev_info->subsystem : "");
-	kprint_rec_put_str(b, KPRINT_STR_MODULE, caller ? caller->module : "");
+	kprint_rec_put_strn(b, KPRINT_STR_MODULE, caller ? caller->module : "",
+			    caller ? caller->module_len : 0);
 	kprint_rec_put_str(b, KPRINT_STR_DEVICE,
 			   m->dev_info ? m->dev_info->device : "");
 	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, m->format,
@@ -1240,6 +1366,12 @@ int kprint_bridge_init(void)
 				      sizeof(*kprint_bridge_sites));
 	if (!kprint_bridge_sites)
 		return -ENOMEM;
+	kprint_bridge_formats = vzalloc(KPRINT_BRIDGE_FORMATS *
+					sizeof(*kprint_bridge_formats));
+	if (!kprint_bridge_formats) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
 	err = ftrace_set_filter(&kprint_bridge_ops, (unsigned char *)target,
 				strlen(target), 1);
@@ -1282,6 +1414,8 @@ err_filter:
 	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
+	vfree(kprint_bridge_formats);
+	kprint_bridge_formats = NULL;
 	vfree(kprint_bridge_sites);
 	kprint_bridge_sites = NULL;
 	return err;
@@ -1304,6 +1438,8 @@ void kprint_bridge_exit(void)
 	unregister_module_notifier(&kprint_bridge_module_nb);
 	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
+	vfree(kprint_bridge_formats);
+	kprint_bridge_formats = NULL;
 	vfree(kprint_bridge_sites);
 	kprint_bridge_sites = NULL;
 }
