@@ -21,7 +21,8 @@
  * renders the text.  An ftrace_ops rather than a kprobe: a kprobe that fires
  * while another kprobe's handler runs is missed, so the BPF counter's
  * kprobe on kprint_trace_printk() would never fire from inside a kprobe
- * bridge.  The ops has FTRACE_OPS_FL_SAVE_REGS, to read the arguments, and
+ * bridge.  The ops reads the arguments from the registers ftrace saved (on
+ * x86 without FTRACE_OPS_FL_SAVE_REGS: see kprint_bridge_regs()), and has
  * not FTRACE_OPS_FL_RECURSION (which on 6.1 asks ftrace to guard it, and
  * a message ftrace's guard turns away would be lost without a count): the
  * hook guards against recursion itself, per CPU, and counts what it turns
@@ -570,7 +571,7 @@ static void notrace kprint_bridge_entry_hook(unsigned long ip,
 					     struct ftrace_ops *op,
 					     struct ftrace_regs *fregs)
 {
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 	const struct kprint_bridge_site *site;
 	struct kprint_bridge_hint *h;
 	unsigned long sp, val;
@@ -1118,12 +1119,36 @@ static void kprint_bridge_trace(const struct kprint_rec *rec)
 
 static DEFINE_PER_CPU(bool, kprint_bridge_busy);
 
+/*
+ * What the hook reads of the registers: the arguments, the stack pointer,
+ * and for the unwinder ip, sp and bp.  x86's ftrace_caller saves all of
+ * them without FTRACE_OPS_FL_SAVE_REGS, whose trampoline saves every
+ * register and the flags as well (ftrace_regs is a pt_regs there, with cs
+ * 0, which the unwinder takes for kernel mode); elsewhere the hook asks
+ * for the full set.
+ */
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#define KPRINT_BRIDGE_OPS_FLAGS		0
+
+static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
+{
+	return &fregs->regs;
+}
+#else
+#define KPRINT_BRIDGE_OPS_FLAGS		FTRACE_OPS_FL_SAVE_REGS
+
+static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
+{
+	return ftrace_get_regs(fregs);
+}
+#endif
+
 static void notrace kprint_bridge_hook(unsigned long ip,
 				       unsigned long parent_ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct pt_regs *regs = kprint_bridge_regs(fregs);
 	struct kprint_bridge_hint hint;
 	struct kprint_bridge_msg m;
 	struct kprint_builder *b;
@@ -1181,7 +1206,7 @@ out_preempt:
 
 static struct ftrace_ops kprint_bridge_ops = {
 	.func	= kprint_bridge_hook,
-	.flags	= FTRACE_OPS_FL_SAVE_REGS,
+	.flags	= KPRINT_BRIDGE_OPS_FLAGS,
 };
 
 static int kprint_bridge_register(void)
@@ -1378,7 +1403,7 @@ int kprint_bridge_init(void)
 	if (err)
 		goto err_free;
 
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 	/* Entry points this kernel does not have (or trace) are left out. */
 	for (i = 0; i < ARRAY_SIZE(kprint_bridge_entry_fns); i++)
 		if (!ftrace_set_filter(&kprint_bridge_entry_ops,
