@@ -21,7 +21,8 @@
  * renders the text.  An ftrace_ops rather than a kprobe: a kprobe that fires
  * while another kprobe's handler runs is missed, so the BPF counter's
  * kprobe on kprint_trace_printk() would never fire from inside a kprobe
- * bridge.  The ops has FTRACE_OPS_FL_SAVE_REGS, to read the arguments, and
+ * bridge.  The ops reads the arguments from the registers ftrace saved (on
+ * x86 without FTRACE_OPS_FL_SAVE_REGS: see kprint_bridge_regs()), and has
  * not FTRACE_OPS_FL_RECURSION (which on 6.1 asks ftrace to guard it, and
  * a message ftrace's guard turns away would be lost without a count): the
  * hook guards against recursion itself, per CPU, and counts what it turns
@@ -38,10 +39,14 @@
  * dropped), and the level and KERN_CONT flag from that prefix, the way 6.1
  * takes them from the rendered text; SUBSYSTEM and DEVICE from struct
  * dev_printk_info; module and function of the first caller outside the
- * printk core (on x86 the exported unwinder, started from the registers
- * ftrace saved and stopped at the caller, elsewhere stack_trace_save();
- * sprint_symbol() cached per return address: __module_address() is not
- * exported).  The record is committed
+ * printk core: on x86 the return address a second ftrace_ops saw at the
+ * printk entry point the caller called (_printk(), _dev_info(), ...),
+ * left as a hint that the hook checks (see kprint_bridge_hinted()), or
+ * without a valid hint the exported unwinder, started from the registers
+ * ftrace saved and stopped at the caller (elsewhere stack_trace_save());
+ * sprint_symbol() cached per return address (__module_address() is not
+ * exported).  The format's length and id are cached per format pointer
+ * when it is read-only (a string literal).  The record is committed
  * like every kprint record, but not echoed back to printk, and shown to
  * tracers through kprint_trace_printk(), once per message seen, stored or
  * not.
@@ -91,6 +96,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/pgtable.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/ptrace.h>
@@ -100,6 +106,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
@@ -137,6 +144,7 @@ static struct {
 	atomic64_t dropped_scratch;
 	atomic64_t backlog;
 } kprint_bridge_count;
+
 
 /* Module parameter "bridge" */
 
@@ -195,6 +203,8 @@ MODULE_PARM_DESC(backlog,
  * @store: inside vprintk_store(), the hooked function
  * @function: "symbol+off/size", as %pS prints it without the module
  * @module: the module, "vmlinux" for the core kernel
+ * @function_len: strlen() of @function
+ * @module_len: strlen() of @module
  */
 struct kprint_bridge_site {
 	unsigned long ip;
@@ -203,6 +213,8 @@ struct kprint_bridge_site {
 	bool store;
 	char function[KPRINT_TAG_MAX];
 	char module[KPRINT_TAG_MAX];
+	u8 function_len;
+	u8 module_len;
 };
 
 static struct kprint_bridge_site *kprint_bridge_sites;
@@ -282,6 +294,8 @@ static void kprint_bridge_resolve(unsigned long ip, char *sym,
 		      !strncmp(sym, "vprintk_store+", strlen("vprintk_store+"));
 	strscpy(site->function, sym, sizeof(site->function));
 	strscpy(site->module, module ?: "vmlinux", sizeof(site->module));
+	site->function_len = strlen(site->function);
+	site->module_len = strlen(site->module);
 }
 
 /*
@@ -315,6 +329,107 @@ kprint_bridge_site(unsigned long ip, char *sym, struct kprint_bridge_site *tmp)
 	return tmp;
 }
 
+/* The cached description of @ip, or NULL: never resolves. */
+static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long ip)
+{
+	unsigned int h = hash_long(ip, KPRINT_BRIDGE_SITES_BITS), i;
+	struct kprint_bridge_site *s;
+
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		s = &kprint_bridge_sites[(h + i) & (KPRINT_BRIDGE_SITES - 1)];
+		if (READ_ONCE(s->ip) == ip)
+			return smp_load_acquire(&s->ready) ? s : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Formats: the stripped format, its length and its id, per format pointer.
+ * Measuring and hashing the format byte by byte on every message was a
+ * good part of the bridge's cost; kprint_*() sites keep theirs in the
+ * site.  Only a format in read-only memory (a string literal in the
+ * rodata of vmlinux or of a module) is cached, since its bytes cannot
+ * change under the same pointer; a format in a buffer is measured every
+ * time.  A module's entries are forgotten with its sites.
+ */
+#define KPRINT_BRIDGE_FORMATS_BITS	10
+#define KPRINT_BRIDGE_FORMATS		(1U << KPRINT_BRIDGE_FORMATS_BITS)
+
+/**
+ * struct kprint_bridge_format - what is known of a format printk was given
+ * @key: the pointer printk (or the %pV of a dev_printk()) was given; 0 for
+ *	a free slot, claimed with cmpxchg()
+ * @ready: the other fields are filled in (set with release)
+ * @skip: bytes of leading KERN_SOH pairs (printk_skip_headers())
+ * @len: bytes of the format after them, without one trailing newline
+ * @id: FNV-1a 64 of those @len bytes
+ */
+struct kprint_bridge_format {
+	unsigned long key;
+	bool ready;
+	u16 skip;
+	u16 len;
+	u64 id;
+};
+
+static struct kprint_bridge_format *kprint_bridge_formats;
+
+/* Is [start, start + size) mapped read-only, every page of it? */
+static bool kprint_bridge_read_only(unsigned long start, size_t size)
+{
+#ifdef CONFIG_X86
+	unsigned long addr;
+	unsigned int level;
+	pte_t *pte;
+
+	for (addr = start & PAGE_MASK; addr < start + size; addr += PAGE_SIZE) {
+		pte = lookup_address(addr, &level);
+		if (!pte || !pte_present(*pte) || pte_write(*pte))
+			return false;
+	}
+	return true;
+#else
+	return false;
+#endif
+}
+
+static const struct kprint_bridge_format *
+kprint_bridge_format_cached(unsigned long key)
+{
+	unsigned int h = hash_long(key, KPRINT_BRIDGE_FORMATS_BITS), i;
+	struct kprint_bridge_format *f;
+
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		f = &kprint_bridge_formats[(h + i) & (KPRINT_BRIDGE_FORMATS - 1)];
+		if (READ_ONCE(f->key) == key)
+			return smp_load_acquire(&f->ready) ? f : NULL;
+	}
+	return NULL;
+}
+
+/* Remembers a format of @size bytes (its NUL included) at @key. */
+static void kprint_bridge_format_add(unsigned long key, size_t size,
+				     size_t skip, size_t len, u64 id)
+{
+	unsigned int h = hash_long(key, KPRINT_BRIDGE_FORMATS_BITS), i;
+	struct kprint_bridge_format *f;
+
+	if (size > U16_MAX || !kprint_bridge_read_only(key, size))
+		return;
+	for (i = 0; i < KPRINT_BRIDGE_SITE_PROBES; i++) {
+		f = &kprint_bridge_formats[(h + i) & (KPRINT_BRIDGE_FORMATS - 1)];
+		if (READ_ONCE(f->key) == key)
+			return;
+		if (!READ_ONCE(f->key) && cmpxchg(&f->key, 0, key) == 0) {
+			f->skip = skip;
+			f->len = len;
+			f->id = id;
+			smp_store_release(&f->ready, true);
+			return;
+		}
+	}
+}
+
 /*
  * Forget the sites inside [start, start + size): that memory is about to
  * be freed and may hold another module's code next.  Nothing can run
@@ -328,6 +443,15 @@ static void kprint_bridge_forget(const void *start, unsigned int size)
 
 	if (!start)
 		return;
+	for (i = 0; i < KPRINT_BRIDGE_FORMATS; i++) {
+		struct kprint_bridge_format *f = &kprint_bridge_formats[i];
+
+		if (READ_ONCE(f->key) >= lo && READ_ONCE(f->key) < hi &&
+		    smp_load_acquire(&f->ready)) {
+			WRITE_ONCE(f->ready, false);
+			smp_store_release(&f->key, 0);
+		}
+	}
 	for (i = 0; i < KPRINT_BRIDGE_SITES; i++) {
 		s = &kprint_bridge_sites[i];
 		if (READ_ONCE(s->ip) >= lo && READ_ONCE(s->ip) < hi &&
@@ -387,15 +511,144 @@ kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
 }
 #endif
 
+/*
+ * The caller without unwinding.  A second ftrace_ops on the functions that
+ * callers call to print (_printk(), _dev_info(), ...) sees the caller's
+ * return address as its parent_ip and leaves it as a hint for the
+ * vprintk_store() that follows in the same context; the hook takes the
+ * hint (every run consumes it) and unwinds only without a valid one.  A
+ * hint is valid only for the same task, at the same interrupt context
+ * level, with no context switch since it was left (so neither preemption
+ * nor migration can hand it to another message), and only while its
+ * return address still sits where it was found, a little above the
+ * hook's stack pointer.  A parent that is itself printk core (the entry
+ * points call each other: _dev_info() -> dev_printk_emit()) keeps the
+ * outer hint; a parent the site cache does not know yet clears it, so
+ * that the unwinder resolves and caches it for the next time.  A tail call
+ * to an entry point hands it the caller's own parent, which is also what
+ * the unwinder finds.
+ */
+static const char *const kprint_bridge_entry_fns[] = {
+	"_printk", "_printk_deferred", "printk_emit", "_dev_printk",
+	"dev_printk_emit", "_dev_emerg", "_dev_alert", "_dev_crit", "_dev_err",
+	"_dev_warn", "_dev_notice", "_dev_info", "dev_err_probe",
+	"netdev_printk", "netdev_emerg", "netdev_alert", "netdev_crit",
+	"netdev_err", "netdev_warn", "netdev_notice", "netdev_info",
+	"print_hex_dump", "__warn_printk",
+};
+
+/*
+ * From an entry point's stack pointer to vprintk_store()'s: a few printk
+ * frames (_dev_info() -> ... -> vprintk_emit() is the deepest, well under
+ * this).
+ */
+#define KPRINT_BRIDGE_HINT_REACH	2048
+
+/**
+ * struct kprint_bridge_hint - a caller seen at a printk entry point
+ * @ip: the caller's return address, 0 for none
+ * @slot: where on the stack it is (the entry point's stack pointer)
+ * @task: the task then current
+ * @switches: its context switches then
+ */
+struct kprint_bridge_hint {
+	unsigned long ip;
+	unsigned long slot;
+	const struct task_struct *task;
+	unsigned long switches;
+};
+
+/* One per CPU and interrupt context level (task, softirq, hardirq, NMI). */
+static DEFINE_PER_CPU(struct kprint_bridge_hint[4], kprint_bridge_hints);
+
+static unsigned long kprint_bridge_switches(const struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
+static void notrace kprint_bridge_entry_hook(unsigned long ip,
+					     unsigned long parent_ip,
+					     struct ftrace_ops *op,
+					     struct ftrace_regs *fregs)
+{
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+	const struct kprint_bridge_site *site;
+	struct kprint_bridge_hint *h;
+	unsigned long sp, val;
+
+	preempt_disable_notrace();
+	h = &this_cpu_ptr(kprint_bridge_hints)[interrupt_context_level()];
+	site = kprint_bridge_site_cached(parent_ip);
+	/*
+	 * x86's ftrace_caller saves the stack pointer with the arguments,
+	 * without FTRACE_OPS_FL_SAVE_REGS; at entry it points at the return
+	 * address.  Checked, not assumed: a hint is left only if it does.
+	 */
+	sp = kernel_stack_pointer(&fregs->regs);
+	if (!site) {
+		h->ip = 0;
+	} else if (!site->core && !get_kernel_nofault(val, (unsigned long *)sp) &&
+		   val == parent_ip) {
+		h->slot = sp;
+		h->task = current;
+		h->switches = kprint_bridge_switches(current);
+		h->ip = parent_ip;
+	}
+	preempt_enable_notrace();
+#endif
+}
+
+/* Takes this context's hint: whatever the hook does, it is used up. */
+static void kprint_bridge_hint_take(struct kprint_bridge_hint *hint)
+{
+	struct kprint_bridge_hint *h;
+
+	h = &this_cpu_ptr(kprint_bridge_hints)[interrupt_context_level()];
+	*hint = *h;
+	h->ip = 0;
+}
+
+/* The caller the hint names, if it is valid for this message, or NULL. */
+static const struct kprint_bridge_site *
+kprint_bridge_hinted(const struct kprint_bridge_hint *h, struct pt_regs *regs,
+		     char *sym, struct kprint_bridge_site *tmp)
+{
+	const struct kprint_bridge_site *site;
+	unsigned long val;
+
+	if (!h->ip || h->task != current ||
+	    h->switches != kprint_bridge_switches(current))
+		return NULL;
+	if (h->slot <= regs->sp || h->slot - regs->sp > KPRINT_BRIDGE_HINT_REACH)
+		return NULL;
+	if (get_kernel_nofault(val, (unsigned long *)h->slot) || val != h->ip)
+		return NULL;
+	site = kprint_bridge_site(h->ip, sym, tmp);
+	return site->core ? NULL : site;
+}
+
+/* Arguments and stack pointer only: cheaper than the hook's full regs. */
+static struct ftrace_ops kprint_bridge_entry_ops = {
+	.func	= kprint_bridge_entry_hook,
+};
+
+/* Entry points filtered in: with none, the ops must never be registered. */
+static unsigned int kprint_bridge_entries;
+
 /* The first caller outside the printk core, or NULL. */
 static const struct kprint_bridge_site *
-kprint_bridge_caller(struct pt_regs *regs, char *sym,
+kprint_bridge_caller(const struct kprint_bridge_hint *hint,
+		     struct pt_regs *regs, char *sym,
 		     struct kprint_bridge_site *tmp)
 {
 	unsigned long entries[KPRINT_BRIDGE_STACK_DEPTH];
 	const struct kprint_bridge_site *site;
 	bool outside = false;
 	unsigned int i, n;
+
+	site = kprint_bridge_hinted(hint, regs, sym, tmp);
+	if (site)
+		return site;
 
 #ifdef CONFIG_X86
 	site = kprint_bridge_caller_regs(regs, sym, tmp);
@@ -553,6 +806,7 @@ static const struct {
  * @wrap_fmt: the caller's format inside the wrapper, as the caller wrote it
  * @format: the format of the record: the caller's, KERN_ pairs stripped
  * @format_len: its length without the trailing newline
+ * @format_id: FNV-1a 64 of those @format_len bytes
  * @format_args: the arguments of @format
  */
 struct kprint_bridge_msg {
@@ -566,14 +820,18 @@ struct kprint_bridge_msg {
 	const char *wrap_fmt;
 	const char *format;
 	size_t format_len;
+	u64 format_id;
 	va_list *format_args;
 };
 
 static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 				   struct pt_regs *regs)
 {
+	const struct kprint_bridge_format *f;
 	struct va_format *vaf = NULL;
+	unsigned long key;
 	unsigned int i, j;
+	size_t size;
 	va_list ap;
 
 	m->facility = regs_get_kernel_argument(regs, 0);
@@ -602,10 +860,23 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 		break;
 	}
 
+	key = (unsigned long)m->format;
+	f = kprint_bridge_format_cached(key);
+	if (f) {
+		m->format += f->skip;
+		m->format_len = f->len;
+		m->format_id = f->id;
+		return;
+	}
 	m->format = printk_skip_headers(m->format);
-	m->format_len = strlen(m->format);
+	size = strlen(m->format);
+	m->format_len = size;
 	if (m->format_len && m->format[m->format_len - 1] == '\n')
 		m->format_len--;
+	m->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
+	kprint_bridge_format_add(key, m->format + size + 1 - (const char *)key,
+				 m->format - (const char *)key, m->format_len,
+				 m->format_id);
 }
 
 /*
@@ -714,8 +985,7 @@ static void kprint_bridge_trace_dropped(const struct kprint_bridge_msg *m)
 					   &cont);
 	}
 
-	kprint_trace_printk(d->format, kprint_fnv1a64_mem(m->format,
-							  m->format_len),
+	kprint_trace_printk(d->format, m->format_id,
 			    kprint_bridge_final_level(level), KPRINT_CLASS_NONE,
 			    d->tags, kprint_fnv1a64_mem(d->tags, tlen + 2));
 	preempt_enable_notrace();
@@ -763,6 +1033,7 @@ static void kprint_bridge_render(struct kprint_builder *b,
  */
 static u64 kprint_bridge_store(struct kprint_builder *b,
 			       const struct kprint_bridge_msg *m,
+			       const struct kprint_bridge_hint *hint,
 			       struct pt_regs *regs)
 {
 	const struct kprint_bridge_site *caller;
@@ -776,18 +1047,20 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	u64 seq;
 
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
-	caller = kprint_bridge_caller(regs, b->checkbuf, &tmp);
+	caller = kprint_bridge_caller(hint, regs, b->checkbuf, &tmp);
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
 	rec->facility = m->facility;
-	rec->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
+	rec->format_id = m->format_id;
 	kprint_rec_put_str(b, KPRINT_STR_FILE, "");
-	kprint_rec_put_str(b, KPRINT_STR_FUNCTION,
-			   caller ? caller->function : "");
+	kprint_rec_put_strn(b, KPRINT_STR_FUNCTION,
+			    caller ? caller->function : "",
+			    caller ? caller->function_len : 0);
 	kprint_rec_put_str(b, KPRINT_STR_SUBSYSTEM,
 			   m->dev_info ? m->dev_info->subsystem : "");
-	kprint_rec_put_str(b, KPRINT_STR_MODULE, caller ? caller->module : "");
+	kprint_rec_put_strn(b, KPRINT_STR_MODULE, caller ? caller->module : "",
+			    caller ? caller->module_len : 0);
 	kprint_rec_put_str(b, KPRINT_STR_DEVICE,
 			   m->dev_info ? m->dev_info->device : "");
 	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, m->format,
@@ -846,12 +1119,37 @@ static void kprint_bridge_trace(const struct kprint_rec *rec)
 
 static DEFINE_PER_CPU(bool, kprint_bridge_busy);
 
+/*
+ * What the hook reads of the registers: the arguments, the stack pointer,
+ * and for the unwinder ip, sp and bp.  x86's ftrace_caller saves all of
+ * them without FTRACE_OPS_FL_SAVE_REGS, whose trampoline saves every
+ * register and the flags as well (ftrace_regs is a pt_regs there, with cs
+ * 0, which the unwinder takes for kernel mode); elsewhere the hook asks
+ * for the full set.
+ */
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#define KPRINT_BRIDGE_OPS_FLAGS		0
+
+static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
+{
+	return &fregs->regs;
+}
+#else
+#define KPRINT_BRIDGE_OPS_FLAGS		FTRACE_OPS_FL_SAVE_REGS
+
+static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
+{
+	return ftrace_get_regs(fregs);
+}
+#endif
+
 static void notrace kprint_bridge_hook(unsigned long ip,
 				       unsigned long parent_ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct pt_regs *regs = kprint_bridge_regs(fregs);
+	struct kprint_bridge_hint hint;
 	struct kprint_bridge_msg m;
 	struct kprint_builder *b;
 	unsigned long flags, sflags;
@@ -861,6 +1159,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		return;
 	/* ftrace calls us as is: the per-CPU state needs the CPU kept. */
 	preempt_disable_notrace();
+	kprint_bridge_hint_take(&hint);
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
@@ -891,7 +1190,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		kprint_bridge_trace_dropped(&m);
 		goto out_idle;
 	}
-	if (kprint_bridge_store(b, &m, regs))
+	if (kprint_bridge_store(b, &m, &hint, regs))
 		atomic64_inc(&kprint_bridge_count.bridged);
 	else
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
@@ -907,7 +1206,7 @@ out_preempt:
 
 static struct ftrace_ops kprint_bridge_ops = {
 	.func	= kprint_bridge_hook,
-	.flags	= FTRACE_OPS_FL_SAVE_REGS,
+	.flags	= KPRINT_BRIDGE_OPS_FLAGS,
 };
 
 static int kprint_bridge_register(void)
@@ -915,9 +1214,15 @@ static int kprint_bridge_register(void)
 	int err;
 
 	lockdep_assert_held(&kprint_bridge_mutex);
+	/* Only an optimisation: without it every caller is unwound. */
+	if (kprint_bridge_entries &&
+	    register_ftrace_function(&kprint_bridge_entry_ops))
+		kprint_bridge_entries = 0;
 	err = register_ftrace_function(&kprint_bridge_ops);
 	if (!err)
 		WRITE_ONCE(kprint_bridge_registered, true);
+	else if (kprint_bridge_entries)
+		unregister_ftrace_function(&kprint_bridge_entry_ops);
 	return err;
 }
 
@@ -926,6 +1231,8 @@ static void kprint_bridge_unregister(void)
 {
 	lockdep_assert_held(&kprint_bridge_mutex);
 	unregister_ftrace_function(&kprint_bridge_ops);
+	if (kprint_bridge_entries)
+		unregister_ftrace_function(&kprint_bridge_entry_ops);
 	WRITE_ONCE(kprint_bridge_registered, false);
 }
 
@@ -1077,17 +1384,33 @@ int kprint_bridge_init(void)
 {
 	static const char target[] = "vprintk_store";
 	u64 backlog_end = 0;
+	unsigned int __maybe_unused i;
 	int err;
 
 	kprint_bridge_sites = vzalloc(KPRINT_BRIDGE_SITES *
 				      sizeof(*kprint_bridge_sites));
 	if (!kprint_bridge_sites)
 		return -ENOMEM;
+	kprint_bridge_formats = vzalloc(KPRINT_BRIDGE_FORMATS *
+					sizeof(*kprint_bridge_formats));
+	if (!kprint_bridge_formats) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
 	err = ftrace_set_filter(&kprint_bridge_ops, (unsigned char *)target,
 				strlen(target), 1);
 	if (err)
 		goto err_free;
+
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+	/* Entry points this kernel does not have (or trace) are left out. */
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_entry_fns); i++)
+		if (!ftrace_set_filter(&kprint_bridge_entry_ops,
+				       (unsigned char *)kprint_bridge_entry_fns[i],
+				       strlen(kprint_bridge_entry_fns[i]), 0))
+			kprint_bridge_entries++;
+#endif
 
 	err = register_module_notifier(&kprint_bridge_module_nb);
 	if (err)
@@ -1113,8 +1436,11 @@ int kprint_bridge_init(void)
 err_notifier:
 	unregister_module_notifier(&kprint_bridge_module_nb);
 err_filter:
+	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
+	vfree(kprint_bridge_formats);
+	kprint_bridge_formats = NULL;
 	vfree(kprint_bridge_sites);
 	kprint_bridge_sites = NULL;
 	return err;
@@ -1135,7 +1461,10 @@ void kprint_bridge_exit(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
+	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
+	vfree(kprint_bridge_formats);
+	kprint_bridge_formats = NULL;
 	vfree(kprint_bridge_sites);
 	kprint_bridge_sites = NULL;
 }

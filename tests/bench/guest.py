@@ -227,6 +227,27 @@ def bpf_run_ns(mode, n):
     return ns, run
 
 
+# kernel/kprint_main.c's default ring_size (the bench loads 16 MiB).
+DEFAULT_RING = 1 << 20
+
+
+def bridged_ring_use(n):
+    """Fill the whole ring with bridged records of B1's formats (printk with
+    the bridge on) and read, from the kernel's ring statistics, how many of
+    them it holds: its bytes over that count is what one takes, alignment
+    and the unused end included."""
+    write(BRIDGE, "1")
+    start = kstats()["next_seq"]
+    for _ in range(100):
+        kernel_run("printk", n)
+        st = kstats()
+        # Everything the ring holds came after start: only these records.
+        if st["first_seq"] > start:
+            return {"ring_bytes": st["ring_bytes"], "ring_records": st["ring_records"],
+                    "first_seq": st["first_seq"], "next_seq": st["next_seq"]}
+    raise RuntimeError("the ring never filled with bridged records: %r" % st)
+
+
 def bench_emit(a, res):
     n = a.calls
     for mode in ("printk", "kprint"):
@@ -270,7 +291,10 @@ def bench_emit(a, res):
             log("B1 rep %d: kprint_sub %.1f" % (rep, row["kprint_sub"]))
     finally:
         mon.stop()
-    res["raw"]["emit"] = {"calls_per_run": n, "reps": rows}
+    ring = bridged_ring_use(n)
+    res["raw"]["emit"] = {"calls_per_run": n, "reps": rows, "ring": ring}
+    res["ratios"]["B9_ring_bytes"] = [ring["ring_bytes"] / ring["ring_records"]]
+    res["ratios"]["B9_ring_default"] = [ring["ring_records"] * DEFAULT_RING / ring["ring_bytes"]]
     res["ratios"]["B1"] = [r["kprint_nobridge"] / r["printk_nobridge"] for r in rows]
     res["ratios"]["B1_bridge"] = [r["kprint"] / r["printk"] for r in rows]
     res["ratios"]["B9"] = [r["printk"] / r["printk_nobridge"] for r in rows]

@@ -26,6 +26,8 @@ ROWS = [
     ("B1", "ns per kprint_info() (no subscriber, BPF off, bridge off)", "ns per printk() of the same format and arguments (bridge off)", ("<=", 1.5), "x"),
     ("B1_bridge", "ns per kprint_info() (no subscriber, BPF off, bridge on)", "ns per printk() (bridge on)", None, "x"),
     ("B9", "ns per printk() with the printk bridge on", "ns per printk() with it off, B1's formats", ("<=", 1.8), "x"),
+    ("B9_ring_bytes", "ring bytes per bridged record of B1's formats (ring size / records it holds, filled with them)", "(absolute)", None, " B"),
+    ("B9_ring_default", "such records the default 1 MiB ring holds (same count, scaled to 1 MiB)", "(absolute)", None, ""),
     ("B1_subscriber", "ns per kprint_info() with one subscriber", "ns per printk()", None, "x"),
     ("B1_bpf", "ns per kprint_info() with the BPF counters attached", "ns per printk()", None, "x"),
     ("B1_noecho", "ns per kprint_info() with the printk echo off (printk=N)", "ns per printk()", None, "x"),
