@@ -18,6 +18,13 @@
 #                 against its baseline, .output/bench/results.{json,md};
 #                 BENCH_ARGS=--smoke for a quick run that only checks the suite
 #
+# KERNELS="KVER ..." chooses the guest kernels (tests/vm/kernels): make
+# builds kprint.ko and the test modules for the default kernel, Debian's 6.1
+# (kernel/*.ko), unless KERNELS says more; make check (and vmtest, soak)
+# builds for the three kernels scripts/deps installs (6.1, 6.12, 6.1-rt;
+# the others into .output/kernel/KVER/), runs every test on the default
+# and the smoke set (tests/vm/groups) on each other one.
+#
 # V=1 shows the commands.  Userspace output goes to .output/.
 
 .DELETE_ON_ERROR:
@@ -36,11 +43,21 @@ endif
 
 all: kernel bpf exporter
 
+# Recursive, so that the kernels are looked up once scripts/deps has run:
+# on a fresh machine they are not installed when make reads this.
+ifeq ($(origin KERNELS),undefined)
+KERNELS = $(shell tests/vm/kernels default)
+check vmtest soak: KERNELS = $(shell tests/vm/kernels all)
+endif
+export KERNELS
+
 deps:
 	$(Q)scripts/deps
 
+# One kbuild per kernel, one after the other: kbuild itself uses the cores.
 kernel: deps
-	$(Q)$(MAKE) -C kernel
+	$(Q)test -n "$(strip $(KERNELS))" || { echo "make: no kernel (KERNELS)" >&2; exit 1; }
+	$(Q)for k in $(KERNELS); do $(MAKE) -C kernel KVER=$$k || exit 1; done
 
 bpf: deps
 	$(Q)$(MAKE) -C bpf
@@ -55,18 +72,18 @@ generate:
 
 # Each test prints TAP-style "ok"/"not ok" lines; tests/run counts them.
 check: all
-	$(Q)tests/run
+	$(Q)tests/run --kernels "$(KERNELS)"
 
 unit: all
 	$(Q)tests/run --unit
 
 vmtest: all
-	$(Q)tests/run --vm
+	$(Q)tests/run --vm --kernels "$(KERNELS)"
 
 # The long versions of the sized tests: more reload cycles, longer steady
 # rates, more fuzzing; docs/testing.md has the sizes and what they gave.
 soak: all
-	$(Q)KPRINT_SOAK=1 tests/run
+	$(Q)KPRINT_SOAK=1 tests/run --kernels "$(KERNELS)"
 
 # The exporter's port in the guest is forwarded to the host's loopback only
 # (tests/vm/run binds every forward to 127.0.0.1); RUN_PORT picks the host
@@ -89,6 +106,7 @@ bench: all
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
+	$(Q)rm -rf $(OUTPUT)/kernel
 	$(Q)$(MAKE) -C exporter clean
 	$(Q)$(MAKE) -C bpf clean
 	$(Q)rm -rf $(OUTPUT)

@@ -12,6 +12,7 @@
 #include <linux/netlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/version.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
@@ -47,9 +48,24 @@ kprint_nl_dump_ctx(struct netlink_callback *cb)
 	return (struct kprint_nl_dump_ctx *)cb->ctx;
 }
 
+/*
+ * The request's parsed attributes in a dump's callbacks.  Linux 6.2's
+ * split genetlink ops moved them from struct genl_dumpit_info into the
+ * struct genl_info it now embeds (genl_info_dump()); 6.1 has only the
+ * former, 6.12 only the latter.
+ */
+static struct nlattr *const *kprint_nl_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
 int kprint_nl_record_get_start(struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr *const *attrs = kprint_nl_dump_attrs(cb);
 	struct kprint_nl_dump_ctx *ctx = kprint_nl_dump_ctx(cb);
 	struct kprint_ring_stats st;
 	u64 start = 0;
@@ -67,8 +83,8 @@ int kprint_nl_record_get_start(struct netlink_callback *cb)
 		return -EPERM;
 	}
 
-	if (info->attrs[KPRINT_A_START_SEQ])
-		start = nla_get_u64(info->attrs[KPRINT_A_START_SEQ]);
+	if (attrs[KPRINT_A_START_SEQ])
+		start = nla_get_u64(attrs[KPRINT_A_START_SEQ]);
 
 	/*
 	 * A dump covers what was in the ring when it started; otherwise a
