@@ -107,6 +107,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
@@ -462,6 +463,26 @@ static void kprint_bridge_forget(const void *start, unsigned int size)
 	}
 }
 
+static void kprint_bridge_forget_module(const struct module *mod, bool core)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	/*
+	 * Linux 6.4 replaced the init and core layouts by one region per
+	 * memory type (mod->mem[]); a site's ip, a return address, is text.
+	 */
+	kprint_bridge_forget(mod->mem[MOD_INIT_TEXT].base,
+			     mod->mem[MOD_INIT_TEXT].size);
+	if (core)
+		kprint_bridge_forget(mod->mem[MOD_TEXT].base,
+				     mod->mem[MOD_TEXT].size);
+#else
+	kprint_bridge_forget(mod->init_layout.base, mod->init_layout.size);
+	if (core)
+		kprint_bridge_forget(mod->core_layout.base,
+				     mod->core_layout.size);
+#endif
+}
+
 static int kprint_bridge_module_event(struct notifier_block *nb,
 				      unsigned long event, void *data)
 {
@@ -469,11 +490,7 @@ static int kprint_bridge_module_event(struct notifier_block *nb,
 
 	/* Init sections go once the module is live, everything on unload. */
 	if (event == MODULE_STATE_LIVE || event == MODULE_STATE_GOING)
-		kprint_bridge_forget(mod->init_layout.base,
-				     mod->init_layout.size);
-	if (event == MODULE_STATE_GOING)
-		kprint_bridge_forget(mod->core_layout.base,
-				     mod->core_layout.size);
+		kprint_bridge_forget_module(mod, event == MODULE_STATE_GOING);
 	return NOTIFY_DONE;
 }
 
