@@ -55,7 +55,20 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-extern int __preempt_count __ksym;
+/*
+ * x86's preempt count: the per-CPU __preempt_count until Linux 6.2 moved it
+ * into struct pcpu_hot (6.1 has only the former, 6.12 only the latter).
+ * One object loads on both: both are weak ksyms (the one the kernel's BTF
+ * lacks resolves to NULL), and which to read is a CO-RE type-exists check,
+ * a constant once libbpf has relocated it, so that the verifier drops the
+ * other branch.  (Testing the ksyms' addresses instead lets clang merge the
+ * two into pointer arithmetic, which the verifier refuses.)
+ */
+extern int __preempt_count __ksym __weak;
+struct pcpu_hot___kprint {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+extern struct pcpu_hot___kprint pcpu_hot __ksym __weak;
 
 struct kprint_counter_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -111,8 +124,14 @@ struct {
 
 static __always_inline int preempt_count(void)
 {
-	int *pc = bpf_this_cpu_ptr(&__preempt_count);
+	struct pcpu_hot___kprint *hot;
+	int *pc;
 
+	if (bpf_core_type_exists(struct pcpu_hot___kprint)) {
+		hot = bpf_this_cpu_ptr(&pcpu_hot);
+		return hot ? hot->preempt_count : 0;
+	}
+	pc = bpf_this_cpu_ptr(&__preempt_count);
 	return pc ? *pc : 0;
 }
 
