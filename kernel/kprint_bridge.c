@@ -125,6 +125,16 @@
  */
 #define KPRINT_BRIDGE_LINE_MAX		(1024 - 32)
 
+/*
+ * The pt_regs x86's ftrace_caller fills in: a member of struct ftrace_regs
+ * until Linux 6.12 made that type opaque, behind arch_ftrace_regs().
+ */
+#ifdef arch_ftrace_regs
+#define kprint_bridge_fregs_pt(fregs)	(&arch_ftrace_regs(fregs)->regs)
+#else
+#define kprint_bridge_fregs_pt(fregs)	(&(fregs)->regs)
+#endif
+
 /* Return addresses looked at, from the hook outwards. */
 #define KPRINT_BRIDGE_STACK_DEPTH	16
 
@@ -601,7 +611,7 @@ static void notrace kprint_bridge_entry_hook(unsigned long ip,
 	 * without FTRACE_OPS_FL_SAVE_REGS; at entry it points at the return
 	 * address.  Checked, not assumed: a hint is left only if it does.
 	 */
-	sp = kernel_stack_pointer(&fregs->regs);
+	sp = kernel_stack_pointer(kprint_bridge_fregs_pt(fregs));
 	if (!site) {
 		h->ip = 0;
 	} else if (!site->core && !get_kernel_nofault(val, (unsigned long *)sp) &&
@@ -1149,7 +1159,7 @@ static DEFINE_PER_CPU(bool, kprint_bridge_busy);
 
 static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
 {
-	return &fregs->regs;
+	return kprint_bridge_fregs_pt(fregs);
 }
 #else
 #define KPRINT_BRIDGE_OPS_FLAGS		FTRACE_OPS_FL_SAVE_REGS
