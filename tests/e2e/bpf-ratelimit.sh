@@ -139,6 +139,8 @@ kprint formats --ratelimit --json --top 0 >"$WORK/rl1"
 check "a second loader reuses the pinned kprint hook" $PY -c 'import json, sys
 s = [o for o in map(json.loads, open(sys.argv[1])) if "ratelimit_calls" in o][0]
 assert s["hook"] == "kprobe kprint:kprint_trace_ratelimit" and s["attached"], s' "$WORK/rl1"
+check "kprint formats --ratelimit --json lines match schema/formats.schema.json" \
+	$PY tests/unit/validate_json.py --schema schema/formats.schema.json <"$WORK/rl1"
 burst
 check_eq "and the count still moves by the refused calls exactly" $((after - before)) "$want"
 
