@@ -39,7 +39,7 @@
  * dropped), and the level and KERN_CONT flag from that prefix, the way 6.1
  * takes them from the rendered text; SUBSYSTEM and DEVICE from struct
  * dev_printk_info; module and function of the first caller outside the
- * printk core: on x86 the return address a second ftrace_ops saw at the
+ * printk core: on x86 the return address the hook's ftrace_ops saw at the
  * printk entry point the caller called (_printk(), _dev_info(), ...),
  * left as a hint that the hook checks (see kprint_bridge_hinted()), or
  * without a valid hint the exported unwinder, started from the registers
@@ -91,6 +91,7 @@
 #include <linux/irqflags.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/kmsg_dump.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -539,10 +540,10 @@ kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
 #endif
 
 /*
- * The caller without unwinding.  A second ftrace_ops on the functions that
- * callers call to print (_printk(), _dev_info(), ...) sees the caller's
- * return address as its parent_ip and leaves it as a hint for the
- * vprintk_store() that follows in the same context; the hook takes the
+ * The caller without unwinding.  The hook's ftrace_ops, also on the
+ * functions that callers call to print (_printk(), _dev_info(), ...), sees
+ * the caller's return address as its parent_ip and leaves it as a hint for
+ * the vprintk_store() that follows in the same context; the hook takes the
  * hint (every run consumes it) and unwinds only without a valid one.  A
  * hint is valid only for the same task, at the same interrupt context
  * level, with no context switch since it was left (so neither preemption
@@ -654,13 +655,50 @@ kprint_bridge_hinted(const struct kprint_bridge_hint *h, struct pt_regs *regs,
 	return site->core ? NULL : site;
 }
 
-/* Arguments and stack pointer only: cheaper than the hook's full regs. */
-static struct ftrace_ops kprint_bridge_entry_ops = {
-	.func	= kprint_bridge_entry_hook,
-};
-
-/* Entry points filtered in: with none, the ops must never be registered. */
+/*
+ * Entry points filtered in beside vprintk_store(), on the hook's own
+ * ftrace_ops: one ops, so that turning the bridge off (and unloading) waits
+ * for one RCU-tasks grace period, not one per ops.  The callback tells
+ * vprintk_store() from the entry points by the traced address.
+ */
 static unsigned int kprint_bridge_entries;
+static unsigned long kprint_bridge_store_ip;
+
+/*
+ * ftrace's ip is the fentry call, behind an ENDBR where the kernel has
+ * IBT: where register_kprobe() puts a probe on the function's name, or a
+ * few bytes from it, and far from any other function's.
+ */
+#define KPRINT_BRIDGE_IP_SLACK		16
+
+static bool notrace kprint_bridge_is_store(unsigned long ip)
+{
+	return !kprint_bridge_entries ||
+	       ip - kprint_bridge_store_ip + KPRINT_BRIDGE_IP_SLACK <
+		       2 * KPRINT_BRIDGE_IP_SLACK;
+}
+
+/*
+ * vprintk_store() is not exported and Debian's 6.1 does not export
+ * kallsyms_lookup_name(): a kprobe registered disabled resolves a name
+ * without arming anything.
+ */
+static unsigned long kprint_bridge_lookup(const char *name)
+{
+	unsigned long addr = 0;
+#ifdef CONFIG_KPROBES
+	struct kprobe kp = {
+		.symbol_name	= name,
+		.flags		= KPROBE_FLAG_DISABLED,
+	};
+
+	if (!register_kprobe(&kp)) {
+		addr = (unsigned long)kp.addr;
+		unregister_kprobe(&kp);
+	}
+#endif
+	return addr;
+}
 
 /* The first caller outside the printk core, or NULL. */
 static const struct kprint_bridge_site *
@@ -1231,8 +1269,19 @@ out_preempt:
 	preempt_enable_notrace();
 }
 
+static void notrace kprint_bridge_dispatch(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *op,
+					   struct ftrace_regs *fregs)
+{
+	if (kprint_bridge_is_store(ip))
+		kprint_bridge_hook(ip, parent_ip, op, fregs);
+	else
+		kprint_bridge_entry_hook(ip, parent_ip, op, fregs);
+}
+
 static struct ftrace_ops kprint_bridge_ops = {
-	.func	= kprint_bridge_hook,
+	.func	= kprint_bridge_dispatch,
 	.flags	= KPRINT_BRIDGE_OPS_FLAGS,
 };
 
@@ -1241,15 +1290,9 @@ static int kprint_bridge_register(void)
 	int err;
 
 	lockdep_assert_held(&kprint_bridge_mutex);
-	/* Only an optimisation: without it every caller is unwound. */
-	if (kprint_bridge_entries &&
-	    register_ftrace_function(&kprint_bridge_entry_ops))
-		kprint_bridge_entries = 0;
 	err = register_ftrace_function(&kprint_bridge_ops);
 	if (!err)
 		WRITE_ONCE(kprint_bridge_registered, true);
-	else if (kprint_bridge_entries)
-		unregister_ftrace_function(&kprint_bridge_entry_ops);
 	return err;
 }
 
@@ -1258,8 +1301,6 @@ static void kprint_bridge_unregister(void)
 {
 	lockdep_assert_held(&kprint_bridge_mutex);
 	unregister_ftrace_function(&kprint_bridge_ops);
-	if (kprint_bridge_entries)
-		unregister_ftrace_function(&kprint_bridge_entry_ops);
 	WRITE_ONCE(kprint_bridge_registered, false);
 }
 
@@ -1431,9 +1472,14 @@ int kprint_bridge_init(void)
 		goto err_free;
 
 #if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
-	/* Entry points this kernel does not have (or trace) are left out. */
-	for (i = 0; i < ARRAY_SIZE(kprint_bridge_entry_fns); i++)
-		if (!ftrace_set_filter(&kprint_bridge_entry_ops,
+	/*
+	 * Entry points this kernel does not have (or trace) are left out;
+	 * without vprintk_store()'s address, all of them (the hook unwinds).
+	 */
+	kprint_bridge_store_ip = kprint_bridge_lookup(target);
+	for (i = 0; kprint_bridge_store_ip &&
+		    i < ARRAY_SIZE(kprint_bridge_entry_fns); i++)
+		if (!ftrace_set_filter(&kprint_bridge_ops,
 				       (unsigned char *)kprint_bridge_entry_fns[i],
 				       strlen(kprint_bridge_entry_fns[i]), 0))
 			kprint_bridge_entries++;
@@ -1463,7 +1509,6 @@ int kprint_bridge_init(void)
 err_notifier:
 	unregister_module_notifier(&kprint_bridge_module_nb);
 err_filter:
-	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
 	vfree(kprint_bridge_formats);
@@ -1488,7 +1533,6 @@ void kprint_bridge_exit(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
-	ftrace_free_filter(&kprint_bridge_entry_ops);
 	ftrace_free_filter(&kprint_bridge_ops);
 	vfree(kprint_bridge_formats);
 	kprint_bridge_formats = NULL;
