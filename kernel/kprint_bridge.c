@@ -479,13 +479,14 @@ static void kprint_bridge_forget_module(const struct module *mod, bool core)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 	/*
 	 * Linux 6.4 replaced the init and core layouts by one region per
-	 * memory type (mod->mem[]); a site's ip, a return address, is text.
+	 * memory type (mod->mem[]): a site is in text, a cached format in
+	 * rodata, so every region goes (the init ones alone once live).
+	 * The macro declares its own @type.
 	 */
-	kprint_bridge_forget(mod->mem[MOD_INIT_TEXT].base,
-			     mod->mem[MOD_INIT_TEXT].size);
-	if (core)
-		kprint_bridge_forget(mod->mem[MOD_TEXT].base,
-				     mod->mem[MOD_TEXT].size);
+	for_each_mod_mem_type(type)
+		if (core || mod_mem_type_is_init(type))
+			kprint_bridge_forget(mod->mem[type].base,
+					     mod->mem[type].size);
 #else
 	kprint_bridge_forget(mod->init_layout.base, mod->init_layout.size);
 	if (core)
