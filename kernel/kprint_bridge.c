@@ -96,6 +96,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/pgtable.h>
 #include <linux/preempt.h>
@@ -557,13 +558,33 @@ kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
  * to an entry point hands it the caller's own parent, which is also what
  * the unwinder finds.
  */
-static const char *const kprint_bridge_entry_fns[] = {
-	"_printk", "_printk_deferred", "printk_emit", "_dev_printk",
-	"dev_printk_emit", "_dev_emerg", "_dev_alert", "_dev_crit", "_dev_err",
-	"_dev_warn", "_dev_notice", "_dev_info", "dev_err_probe",
-	"netdev_printk", "netdev_emerg", "netdev_alert", "netdev_crit",
-	"netdev_err", "netdev_warn", "netdev_notice", "netdev_info",
-	"print_hex_dump", "__warn_printk",
+static const struct {
+	const char *name;
+	const void *addr;
+} kprint_bridge_entry_fns[] = {
+	{ "_printk", _printk },
+	/* Not exported: looked up by name. */
+	{ "_printk_deferred", NULL },
+	{ "_dev_printk", _dev_printk },
+	{ "dev_printk_emit", dev_printk_emit },
+	{ "_dev_emerg", _dev_emerg },
+	{ "_dev_alert", _dev_alert },
+	{ "_dev_crit", _dev_crit },
+	{ "_dev_err", _dev_err },
+	{ "_dev_warn", _dev_warn },
+	{ "_dev_notice", _dev_notice },
+	{ "_dev_info", _dev_info },
+	{ "dev_err_probe", dev_err_probe },
+	{ "netdev_printk", netdev_printk },
+	{ "netdev_emerg", netdev_emerg },
+	{ "netdev_alert", netdev_alert },
+	{ "netdev_crit", netdev_crit },
+	{ "netdev_err", netdev_err },
+	{ "netdev_warn", netdev_warn },
+	{ "netdev_notice", netdev_notice },
+	{ "netdev_info", netdev_info },
+	{ "print_hex_dump", print_hex_dump },
+	{ "__warn_printk", __warn_printk },
 };
 
 /*
@@ -1467,23 +1488,39 @@ int kprint_bridge_init(void)
 		goto err_free;
 	}
 
-	err = ftrace_set_filter(&kprint_bridge_ops, (unsigned char *)target,
-				strlen(target), 1);
-	if (err)
-		goto err_free;
-
 #if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 	/*
+	 * By address: ftrace_set_filter() by name matches every traced
+	 * function of the kernel against the name (one kallsyms lookup
+	 * each), over a second per name in the guest, at every load.
 	 * Entry points this kernel does not have (or trace) are left out;
 	 * without vprintk_store()'s address, all of them (the hook unwinds).
 	 */
 	kprint_bridge_store_ip = kprint_bridge_lookup(target);
+	if (kprint_bridge_store_ip)
+		err = ftrace_set_filter_ip(&kprint_bridge_ops,
+					   kprint_bridge_store_ip, 0, 1);
+	else
+		err = ftrace_set_filter(&kprint_bridge_ops,
+					(unsigned char *)target,
+					strlen(target), 1);
+	if (err)
+		goto err_free;
 	for (i = 0; kprint_bridge_store_ip &&
-		    i < ARRAY_SIZE(kprint_bridge_entry_fns); i++)
-		if (!ftrace_set_filter(&kprint_bridge_ops,
-				       (unsigned char *)kprint_bridge_entry_fns[i],
-				       strlen(kprint_bridge_entry_fns[i]), 0))
+		    i < ARRAY_SIZE(kprint_bridge_entry_fns); i++) {
+		unsigned long addr;
+
+		addr = (unsigned long)kprint_bridge_entry_fns[i].addr;
+		if (!addr)
+			addr = kprint_bridge_lookup(kprint_bridge_entry_fns[i].name);
+		if (addr && !ftrace_set_filter_ip(&kprint_bridge_ops, addr, 0, 0))
 			kprint_bridge_entries++;
+	}
+#else
+	err = ftrace_set_filter(&kprint_bridge_ops, (unsigned char *)target,
+				strlen(target), 1);
+	if (err)
+		goto err_free;
 #endif
 
 	err = register_module_notifier(&kprint_bridge_module_nb);
