@@ -16,6 +16,10 @@ the exporter received or counted lost exactly those; the other lives
 unload with the bridge on, under the flood.  At the end every flood line
 is in the kernel log exactly once (none lost or doubled by the bridge),
 and nothing in the log is a splat (tests/vm/suite checks the console too).
+The reader of /dev/kmsg runs at a real-time priority, yet with both vCPUs
+on one host thread it can still fall more than printk's ring behind: the
+lines printk overwrote before it read them are known by their sequence
+numbers, and a flood line may be missing only where such a hole is.
 NMI: no deadlock (the write returns, the flood goes on), the backtrace of
 the CPU that wrote the sysrq is bridged, those made in NMI on the other
 CPUs are counted as dropped-nmi, at least one per line the kernel log
@@ -23,6 +27,7 @@ shows (printk joins KERN_CONT pieces; the bridge counts calls).
 
 One Python process: insmod and rmmod are syscalls here, a process start
 costs half a second in the emulated guest."""
+import bisect
 import ctypes
 import json
 import os
@@ -86,9 +91,12 @@ def exporter_counts():
 
 # The reader of /dev/kmsg: a process of its own, so that it keeps up with
 # the flood; it starts at the end of the log and writes one record a line,
-# "GAP n" where records were overwritten before it read them.
+# "GAP n" where records were overwritten before it read them ("GAP" alone
+# for the read that told it so).
 READER = r"""
 import os, sys
+# Ahead of the flood's kworkers, so that it falls behind as little as it can.
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
 fd = os.open("/dev/kmsg", os.O_RDONLY)
 os.lseek(fd, 0, os.SEEK_END)
 out = open(sys.argv[1], "wb", buffering=1 << 16)
@@ -274,31 +282,66 @@ exporter.terminate()
 check("the exporter stops with status 0", exporter.wait(30) == 0)
 
 lines = open(KMSG_OUT, "rb").read().decode("utf-8", "replace").split("\n")
-gaps = [line for line in lines if line.startswith("GAP")]
-check("the /dev/kmsg reader kept up with the flood (no gap)", not gaps, gaps[:3])
-per_cpu, texts = {}, []
+gaps = [line for line in lines if line.startswith("GAP ")]
+per_cpu, texts, seqs = {}, [], []
 for line in lines:
     if ";" not in line:
         continue
-    text = line.split(";", 1)[1]
+    head, text = line.split(";", 1)
+    seq = int(head.split(",")[1])
     texts.append(text)
+    seqs.append(seq)
     m = FLOOD_RE.match(text)
     if m:
-        per_cpu.setdefault(int(m[1]), []).append(int(m[2]))
+        per_cpu.setdefault(int(m[1]), []).append((int(m[2]), seq))
 n_flood = sum(len(v) for v in per_cpu.values())
-print(f"# bridge-reload: {n_flood} flood lines in the log, per CPU "
-      f"{ {c: len(v) for c, v in sorted(per_cpu.items())} }")
-ok = all(v == list(range(v[0], v[0] + len(v))) for v in per_cpu.values())
-runs = sum(1 for v in per_cpu.values() for a, b in zip(v, v[1:]) if b != a + 1)
-check(f"every flood line once, in order, on every CPU ({len(per_cpu)} CPUs)",
-      len(per_cpu) == os.cpu_count() and runs == os.cpu_count() and n_flood > CYCLES, runs)
+span = seqs[-1] - seqs[0] + 1 if seqs else 0
+unseen = span - len(seqs)
+print(f"# bridge-reload: {n_flood} flood lines read, per CPU "
+      f"{ {c: len(v) for c, v in sorted(per_cpu.items())} }; {len(seqs)} of the {span} "
+      f"records printk stored meanwhile, {unseen} overwritten before the reader came "
+      f"({len(gaps)} holes)")
+check("the reader read most of the log (>= 90 %), and the flood's lines",
+      span and len(seqs) >= 0.9 * span and n_flood > CYCLES, (len(seqs), span, n_flood))
+
+
+def unread(q1, q2):
+    """Records printk stored between seqs q1 and q2 that the reader missed."""
+    return (q2 - q1 - 1) - (bisect.bisect_left(seqs, q2) - bisect.bisect_right(seqs, q1))
+
+
+# Per CPU, the flood's numbers go up by one from line to line, except
+# where the second flood (the NMI's) starts again from 0, and across a
+# hole of the reader, which may hide at most as many lines as it is long:
+# a line lost or doubled by printk (or by the bridge) shows.
+wrong, hidden, floods = [], 0, {}
+for cpu, v in sorted(per_cpu.items()):
+    floods[cpu] = 1
+    for (n1, q1), (n2, q2) in zip(v, v[1:]):
+        if n2 == n1 + 1:
+            continue
+        if n2 <= n1:	# the next flood, its lines before n2 in a hole
+            floods[cpu] += 1
+            missing = n2
+        else:
+            missing = n2 - n1 - 1
+        if missing > unread(q1, q2):
+            wrong.append((cpu, n1, n2, q1, q2, unread(q1, q2)))
+        hidden += missing
+check(f"every flood line once, in order, on every CPU ({len(per_cpu)} CPUs, two floods each; "
+      f"{hidden} behind the reader's holes)",
+      len(per_cpu) == os.cpu_count() and set(floods.values()) == {2} and not wrong and
+      hidden <= unseen, (floods, wrong[:3]))
 splats = [t for t in texts if SPLAT_RE.search(t)]
 check("no splat in the kernel log", not splats, splats[:3])
 
 # The NMI backtraces: those of the CPUs the NMI reached, made in NMI,
 # are dropped-nmi, one per line; the writer's own is bridged.
-window = texts[texts.index(f"{MARK} nmi begin") + 1:texts.index(f"{MARK} nmi end")] \
-    if f"{MARK} nmi end" in texts else []
+begin, end = (texts.index(f"{MARK} nmi {w}") if f"{MARK} nmi {w}" in texts else None
+              for w in ("begin", "end"))
+window = texts[begin + 1:end] if begin is not None and end is not None else []
+check("the reader read every record of the backtraces' time",
+      window and seqs[end] - seqs[begin] == end - begin, (begin, end))
 window = [t for t in window if not FLOOD_RE.match(t)]
 heads = [i for i, t in enumerate(window) if re.match(r"NMI backtrace for cpu \d+", t)]
 # A backtrace prints "Call Trace:" and "RIP:", which tests/vm/run takes for
