@@ -55,10 +55,15 @@ SYS_FINIT_MODULE, SYS_DELETE_MODULE = 313, 176	# x86_64
 O_NONBLOCK = os.O_NONBLOCK
 
 
+# A ring that holds a life's backlog (a printk ring full of flood lines)
+# and what the bridge adds until the life's dump has read it back.
+RING = b"ring_size=8388608"
+
+
 def insmod(params=b""):
     fd = os.open(KPRINT_KO, os.O_RDONLY)
     try:
-        if libc.syscall(SYS_FINIT_MODULE, fd, params, 0):
+        if libc.syscall(SYS_FINIT_MODULE, fd, RING + b" " + params, 0):
             raise OSError(ctypes.get_errno(), "finit_module kprint.ko")
     finally:
         os.close(fd)
@@ -184,9 +189,19 @@ for c in range(1, CYCLES + 1):
         lives.append((c, exact, s))
         if not exact and c <= 6:
             # Loaded with the bridge on: the backlog was taken while the
-            # hook already ran.  No message may be in both.  (Three lives:
-            # a dump of the ring costs a second.)
+            # hook already ran.  No message may be in both.  The bridge
+            # is off for the dump (three lives; on again after it, so the
+            # life still ends with it on): under the flood it bridges
+            # thousands of records a second, more than a dump reads, and
+            # the ring would overwrite the backlog before the dump got
+            # there (23,000 records in one dump's time on 6.12).
+            with open(BRIDGE, "w") as f:
+                f.write("0")
             ring = genl.dump()
+            with open(BRIDGE, "w") as f:
+                f.write("1")
+            if [r.get("seq") for r in ring] != list(range(1, len(ring) + 1)):
+                doubled.append((c, "the dump is not the whole life", len(ring)))
             backlog = {r.get("text") for r in ring if r.get("flags", 0) & F_BACKLOG}
             live = [r.get("text") for r in ring if not r.get("flags", 0) & F_BACKLOG]
             twice = [t for t in live if t in backlog and FLOOD_RE.match(t or "")]
@@ -224,7 +239,7 @@ check("every life: bridged > 0, skipped == 1 (its one echo); those loaded with b
 check("the exporter received or counted lost exactly the records of those lives",
       not behind and lives, behind[:3])
 check(f"no flood line both in the backlog and bridged live ({backlogged} in backlogs)",
-      not doubled, doubled[:3])
+      not doubled and backlogged > 0, doubled[:3])
 total = {k: sum(s[k] for _, _, s in lives) for k in ("bridged", "bridge_backlog", "records",
                                                     "bridge_skipped")}
 print(f"# bridge-reload: over all lives {total}")
