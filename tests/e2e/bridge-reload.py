@@ -47,7 +47,8 @@ KPRINT_KO = "kernel/kprint.ko"
 BRIDGE = "/sys/module/kprint/parameters/bridge"
 MARK = "kprint bridge-reload:"
 FLOOD_RE = re.compile(r"kprint_printk_test flood cpu (\d+) n (\d+)$")
-FLOOD_JSON_RE = re.compile(rb'"text":"(kprint_printk_test flood cpu \d+ n \d+)",.*"flags":(\d+)')
+# A flood line in kprint --json dump: groups text, cpu, n, flags.
+FLOOD_JSON_RE = re.compile(b'"text":"(' + FLOOD_RE.pattern.rstrip("$").encode() + b')",.*"flags":(\\d+)')
 F_BACKLOG = 4
 SPLAT_RE = re.compile(r"BUG:|WARNING:|Oops|general protection|blocked for more than|"
                       r"unreferenced object")
@@ -153,7 +154,8 @@ def healthy():
 wait_for("the exporter answers /healthz", healthy)
 check("the exporter runs", exporter.poll() is None)
 load_printk_test_module()
-# The flood's pace: the reader must see every line of it.
+# The flood's pace, a 1 ms pause after every line per CPU: the reader must
+# see every line of it and still leave the test some CPU.
 write_printk_param("flood_pause_every", 1)
 flood = threading.Thread(target=write_printk_param, args=("flood_cpus", 4000000000))
 flood.start()
@@ -212,7 +214,7 @@ for c in range(1, CYCLES + 1):
                                 [line for line, q in zip(lines, seqs) if q is None][:1]))
             # The flood's lines, text and flags (json.loads() of a life's
             # thousands of records took seconds here).
-            ring = [(m[1].decode(), int(m[2])) for m in (FLOOD_JSON_RE.search(line) for line in lines)
+            ring = [(m[1].decode(), int(m[4])) for m in (FLOOD_JSON_RE.search(line) for line in lines)
                     if m]
             backlog = {t for t, flags in ring if flags & F_BACKLOG}
             live = [t for t, flags in ring if not flags & F_BACKLOG]
