@@ -10,6 +10,12 @@
  *	kpx_http	libmicrohttpd: routing, errors, limits
  *	kpx_replay	--replay: records from a saved JSON dump instead
  *	kpx_caps	dropping privileges after setup
+ *	web/kpx_webconfig  --web.config.file (exporter-toolkit's YAML)
+ *	web/kpx_auth	client certificates, basic auth, TLS material checks
+ *
+ * web/ is apart because it alone needs libyaml, GnuTLS and libcrypt:
+ * tests/fuzz links every .c of daemon/ but kpx_main.c without them, and
+ * kpx_http reaches web/ only through kpx_http.auth, set by main.
  *
  * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
  * for a signal.  The store has its own lock; everything a scrape touches
@@ -28,6 +34,8 @@
 #include "kpc.h"
 
 #define KPX_LISTEN_DEFAULT	"127.0.0.1:9464"
+#define KPX_LISTEN_MAX		16	/* --web.listen-address given this often */
+#define KPX_TELEMETRY_DEFAULT	"/metrics"
 #define KPX_RECORDS_DEFAULT	10000
 #define KPX_MAX_SERIES_DEFAULT	5000
 #define KPX_LIMIT_DEFAULT	100
@@ -234,14 +242,86 @@ void kpx_ingest_stop(struct kpx_ingest *in);
  */
 int kpx_drop_privileges(bool keep_sys_admin);
 
+/* client_auth_type, in exporter-toolkit's (and crypto/tls') order. */
+enum kpx_client_auth {
+	KPX_CLIENT_NONE,		/* NoClientCert */
+	KPX_CLIENT_REQUEST,		/* RequestClientCert: asked, not checked */
+	KPX_CLIENT_REQUIRE_ANY,		/* RequireAnyClientCert: any, unverified */
+	KPX_CLIENT_VERIFY_IF_GIVEN,	/* VerifyClientCertIfGiven */
+	KPX_CLIENT_REQUIRE_VERIFY,	/* RequireAndVerifyClientCert */
+	KPX_NR_CLIENT_AUTH
+};
+
+struct kpx_user {
+	char *name;
+	char *hash;			/* bcrypt: $2a$, $2b$ or $2y$ */
+};
+
+struct kpx_auth_cache;
+
+/* A parsed --web.config.file; replaced whole on SIGHUP, never changed. */
+struct kpx_web {
+	char *path;
+	bool tls;			/* tls_server_config with cert and key */
+	char *cert_pem, *key_pem;	/* as read, NUL-terminated */
+	char *ca_pem;			/* client_ca_file, or NULL */
+	unsigned int cert_at, key_at, ca_at;	/* their lines, for errors */
+	enum kpx_client_auth client_auth;
+	char priorities[96];		/* GnuTLS': min_version..max_version */
+	struct kpx_user *users;		/* basic_auth_users; none: no auth */
+	size_t nusers;
+	struct kpx_auth_cache *cache;	/* verified credentials (kpx_auth.c) */
+};
+
+/*
+ * Read and check a web config: 0 with *out, or -EINVAL after saying
+ * "FILE:LINE: reason" on stderr (-ENOMEM: out of memory, said too).
+ */
+int kpx_webconfig_load(const char *path, struct kpx_web **out);
+void kpx_webconfig_free(struct kpx_web *w);
+const char *kpx_client_auth_name(enum kpx_client_auth a);
+
+/* Load cert and key (and client CA) into GnuTLS as a check; FILE:LINE. */
+int kpx_tls_check(const struct kpx_web *w, const char *path);
+int kpx_auth_init(struct kpx_web *w);
+void kpx_auth_fini(struct kpx_web *w);
+
+enum kpx_auth_verdict {
+	KPX_AUTH_OK,
+	KPX_AUTH_DENIED,		/* 401 and WWW-Authenticate */
+	KPX_AUTH_CLOSE,			/* client certificate refused: no answer */
+	KPX_AUTH_ERROR,			/* out of memory: 500 */
+};
+
+struct MHD_Connection;
+/* May the request on c be served under w?  Thread-safe. */
+enum kpx_auth_verdict kpx_auth_request(struct kpx_web *w, struct MHD_Connection *c);
+typedef enum kpx_auth_verdict kpx_auth_fn(struct kpx_web *w, struct MHD_Connection *c);
+
 struct MHD_Daemon;
 struct kpx_conn;
+struct kpx_serving;
+
+/* One --web.listen-address. */
+struct kpx_listener {
+	int fd;				/* ours until a daemon takes it, then -1 */
+	int live_fd;			/* the one the daemon serving it owns */
+	char addr[80];			/* where it listens, as ADDR:PORT */
+	struct MHD_Daemon *mhd;
+};
+
 struct kpx_http {
 	struct kpx_metrics *metrics;
 	struct kpx_store *store;
-	struct MHD_Daemon *mhd;
-	int fd;				/* the listening socket, -1: none */
-	char addr[80];			/* where it listens, as ADDR:PORT */
+	struct MHD_Daemon *mhd;		/* kpx_http_start_nolisten()'s */
+	struct kpx_listener lst[KPX_LISTEN_MAX];
+	unsigned int nlst;
+	const char *telemetry_path;	/* NULL: /metrics */
+	char *index;			/* the / page, naming telemetry_path */
+	/* The web config being served and its checker; NULL: open HTTP. */
+	struct kpx_web *web;
+	kpx_auth_fn *auth;
+	struct kpx_serving *serving;
 	/* The slow-client watchdog (see kpx_http.c). */
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;
@@ -252,13 +332,20 @@ struct kpx_http {
 };
 
 /*
- * Create the listening socket for "ADDR:PORT" or "[ADDR6]:PORT" (numeric;
- * port 0 picks a free one, h->addr says which).  Separate from starting,
+ * Add a listening socket for "ADDR:PORT" or "[ADDR6]:PORT" (numeric; port
+ * 0 picks a free one, h->lst[].addr says which).  Separate from starting,
  * so that it happens before privileges are dropped.
  */
 int kpx_http_listen(struct kpx_http *h, const char *listen);
-/* Serve on h->fd with libmicrohttpd's threads. */
+/* Serve every listener under h->web with libmicrohttpd's threads. */
 int kpx_http_start(struct kpx_http *h);
+/*
+ * Serve under web from now on, on the same sockets: new daemons take them
+ * over before the old ones let go, so no connection attempt is refused.
+ * 0: web is h's, and *was the old config, no longer used, for the caller
+ * to free; else nothing changed.
+ */
+int kpx_http_reload(struct kpx_http *h, struct kpx_web *web, struct kpx_web **was);
 /*
  * The same handler and limits with no listening socket and no threads, for
  * the fuzzer: connections come from MHD_add_connection() and are driven

@@ -16,6 +16,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -40,15 +41,26 @@
 #define KPX_CT_TEXT	"text/plain; charset=utf-8"
 #define KPX_CT_HTML	"text/html; charset=utf-8"
 
-static const char kpx_index[] =
+/* The / page; %s: the telemetry path, twice. */
+static const char kpx_index_fmt[] =
 	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
 	"<title>kprint exporter</title></head><body>\n"
 	"<h1>kprint exporter " KPRINT_VERSION "</h1>\n<ul>\n"
-	"<li><a href=\"/metrics\">/metrics</a>: Prometheus metrics</li>\n"
+	"<li><a href=\"%s\">%s</a>: Prometheus metrics</li>\n"
 	"<li><a href=\"/records\">/records</a>: recent records as JSON "
 	"(level, class, source, subsystem, device, module, format_id, q, after, limit)</li>\n"
 	"<li><a href=\"/formats\">/formats</a>: messages per format (BPF) as JSON</li>\n"
 	"<li><a href=\"/healthz\">/healthz</a></li>\n</ul>\n</body></html>\n";
+
+/*
+ * What each daemon serves with: the web config it was started under.  A
+ * reload starts new daemons with a new one and stops the old daemons
+ * before their config goes, so a request never sees a config freed.
+ */
+struct kpx_serving {
+	struct kpx_http *h;
+	struct kpx_web *web;		/* NULL: open HTTP */
+};
 
 /* Queue body (taken over when must_free) with status and content type. */
 static enum MHD_Result kpx_reply(struct MHD_Connection *c, unsigned int status,
@@ -80,8 +92,7 @@ static enum MHD_Result kpx_reply_const(struct MHD_Connection *c, unsigned int st
 	return kpx_reply(c, status, type, (char *)body, strlen(body), false);
 }
 
-static enum MHD_Result kpx_reply_error(struct MHD_Connection *c, unsigned int status,
-				       const char *msg, const char *param)
+static char *kpx_error_json(const char *msg, const char *param)
 {
 	struct json_object *o = json_object_new_object();
 	char *body = NULL;
@@ -94,9 +105,37 @@ static enum MHD_Result kpx_reply_error(struct MHD_Connection *c, unsigned int st
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	}
+	return body;
+}
+
+static enum MHD_Result kpx_reply_error(struct MHD_Connection *c, unsigned int status,
+				       const char *msg, const char *param)
+{
+	char *body = kpx_error_json(msg, param);
+
 	if (!body)
 		return MHD_NO;
 	return kpx_reply(c, status, KPX_CT_JSON, body, strlen(body), true);
+}
+
+/* 401 with the challenge; the body JSON like every other error. */
+static enum MHD_Result kpx_reply_unauthorized(struct MHD_Connection *c)
+{
+	char *body = kpx_error_json("unauthorized: basic auth with a user of the web config", NULL);
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!body)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, KPX_CT_JSON);
+	ret = MHD_queue_basic_auth_fail_response(c, "kprint_exporter", r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 struct kpx_args {
@@ -338,12 +377,18 @@ static void *kpx_watchdog(void *arg)
 
 static int kpx_req_marker;
 
+static const char *kpx_telemetry(const struct kpx_http *h)
+{
+	return h->telemetry_path ? h->telemetry_path : KPX_TELEMETRY_DEFAULT;
+}
+
 static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 				   const char *url, const char *method,
 				   const char *version, const char *upload_data,
 				   size_t *upload_data_size, void **req_cls)
 {
-	struct kpx_http *h = cls;
+	struct kpx_serving *sv = cls;
+	struct kpx_http *h = sv->h;
 	const char *arg = NULL;
 	int status;
 	size_t len;
@@ -367,6 +412,25 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	}
 	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
 
+	/* Every path, /healthz too, as exporter-toolkit guards them all. */
+	if (sv->web && h->auth) {
+		switch (h->auth(sv->web, c)) {
+		case KPX_AUTH_OK:
+			break;
+		case KPX_AUTH_DENIED:
+			return kpx_reply_unauthorized(c);
+		case KPX_AUTH_CLOSE:
+			return MHD_NO;
+		default:
+			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					       "out of memory", NULL);
+		}
+	}
+
+	if (!strcmp(url, kpx_telemetry(h)))
+		url = "/metrics";
+	else if (!strcmp(url, "/metrics"))
+		url = "";	/* moved by --web.telemetry-path */
 	if (strcmp(url, "/") && strcmp(url, "/metrics") && strcmp(url, "/records") &&
 	    strcmp(url, "/formats") && strcmp(url, "/healthz"))
 		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
@@ -381,8 +445,12 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST,
 				       "this path takes no parameters", arg);
 
-	if (!strcmp(url, "/"))
-		return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_HTML, kpx_index);
+	if (!strcmp(url, "/")) {
+		if (!h->index)
+			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					       "out of memory", NULL);
+		return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_HTML, h->index);
+	}
 	if (!strcmp(url, "/healthz"))
 		return kpx_healthz(h, c);
 	if (!strcmp(url, "/metrics")) {
@@ -442,16 +510,21 @@ static int kpx_parse_listen(const char *listen, struct sockaddr_storage *ss,
 
 int kpx_http_listen(struct kpx_http *h, const char *where)
 {
+	struct kpx_listener *l = &h->lst[h->nlst];
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	char host[INET6_ADDRSTRLEN];
 	int fd, one = 1, err;
 	uint16_t port;
 
-	h->fd = -1;
+	if (h->nlst == KPX_LISTEN_MAX) {
+		fprintf(stderr, "kprint_exporter: at most %d --web.listen-address\n",
+			KPX_LISTEN_MAX);
+		return -EINVAL;
+	}
 	if (kpx_parse_listen(where, &ss, &sslen)) {
-		fprintf(stderr, "kprint_exporter: --listen wants ADDR:PORT or [ADDR6]:PORT"
-			" with a numeric address, not '%s'\n", where);
+		fprintf(stderr, "kprint_exporter: --web.listen-address wants ADDR:PORT or"
+			" [ADDR6]:PORT with a numeric address, not '%s'\n", where);
 		return -EINVAL;
 	}
 	/* Non-blocking: the pool's threads all wait on it, one wins each accept. */
@@ -475,15 +548,18 @@ int kpx_http_listen(struct kpx_http *h, const char *where)
 
 		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
 		port = ntohs(sin6->sin6_port);
-		snprintf(h->addr, sizeof(h->addr), "[%s]:%u", host, port);
+		snprintf(l->addr, sizeof(l->addr), "[%s]:%u", host, port);
 	} else {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 
 		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
 		port = ntohs(sin->sin_port);
-		snprintf(h->addr, sizeof(h->addr), "%s:%u", host, port);
+		snprintf(l->addr, sizeof(l->addr), "%s:%u", host, port);
 	}
-	h->fd = fd;
+	l->fd = fd;
+	l->live_fd = -1;
+	l->mhd = NULL;
+	h->nlst++;
 	return 0;
 
 err_close:
@@ -497,11 +573,39 @@ err:
 	return err;
 }
 
-/* The options both kinds of daemon share, then up to two more and the end. */
-static struct MHD_Daemon *kpx_http_daemon(struct kpx_http *h, unsigned int flags,
-					  const struct MHD_OptionItem *more)
+/* The connection bookkeeping every daemon of h shares. */
+static void kpx_http_init_conns(struct kpx_http *h)
 {
-	struct MHD_OptionItem opts[] = {
+	pthread_condattr_t attr;
+
+	h->conns = NULL;
+	h->nconns = 0;
+	h->stopping = false;
+	pthread_mutex_init(&h->conn_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->conn_cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+static void kpx_http_fini_conns(struct kpx_http *h)
+{
+	pthread_cond_destroy(&h->conn_cond);
+	pthread_mutex_destroy(&h->conn_lock);
+}
+
+#define KPX_MHD_OPTS	16
+
+/*
+ * A daemon on listening socket fd (-1: none) serving sv.  The socket is
+ * the daemon's once it started, closed by it; not when it did not start.
+ */
+static struct MHD_Daemon *kpx_http_daemon(struct kpx_serving *sv, unsigned int flags,
+					  int fd)
+{
+	struct kpx_http *h = sv->h;
+	const struct kpx_web *w = sv->web;
+	struct MHD_OptionItem opts[KPX_MHD_OPTS] = {
 		/* The logger first, so that option errors already go through it. */
 		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)kpx_http_log, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, KPX_HTTP_TIMEOUT_S, NULL },
@@ -510,45 +614,103 @@ static struct MHD_Daemon *kpx_http_daemon(struct kpx_http *h, unsigned int flags
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, KPX_HTTP_MEMORY, NULL },
 		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)kpx_notify_connection, h },
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)kpx_notify_completed, h },
-		more[0], more[1],
-		{ MHD_OPTION_END, 0, NULL },
 	};
+	unsigned int n = 7;
 
-	h->conns = NULL;
-	h->nconns = 0;
-	h->stopping = false;
-	pthread_mutex_init(&h->conn_lock, NULL);
-	return MHD_start_daemon(flags, 0, kpx_accept_policy, h, kpx_handler, h,
+	if (fd >= 0) {
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, fd, NULL };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
+						     KPX_HTTP_THREADS, NULL };
+	}
+	if (w && w->tls) {
+		flags |= MHD_USE_TLS;
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, w->key_pem };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, w->cert_pem };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+						     (void *)w->priorities };
+		/*
+		 * libmicrohttpd asks for a client certificate only when it has
+		 * a trust list.  Without client_ca_file (RequestClientCert,
+		 * RequireAnyClientCert) the server's own certificate stands in:
+		 * it only names a CA in the request, nothing is verified
+		 * against it for those types (kpx_auth.c).
+		 */
+		if (w->client_auth != KPX_CLIENT_NONE)
+			opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+							     w->ca_pem ? w->ca_pem : w->cert_pem };
+	}
+	opts[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return MHD_start_daemon(flags, 0, kpx_accept_policy, h, kpx_handler, sv,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
-static void kpx_http_init_cond(struct kpx_http *h)
+static struct kpx_serving *kpx_serving_new(struct kpx_http *h, struct kpx_web *web)
 {
-	pthread_condattr_t attr;
+	struct kpx_serving *sv = calloc(1, sizeof(*sv));
 
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->conn_cond, &attr);
-	pthread_condattr_destroy(&attr);
+	if (sv) {
+		sv->h = h;
+		sv->web = web;
+	}
+	return sv;
 }
+
+static int kpx_http_index(struct kpx_http *h)
+{
+	free(h->index);
+	if (asprintf(&h->index, kpx_index_fmt, kpx_telemetry(h), kpx_telemetry(h)) < 0) {
+		h->index = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Stop a daemon whose listening socket another daemon now serves. */
+static void kpx_http_retire(struct MHD_Daemon *d)
+{
+	MHD_socket fd = MHD_quiesce_daemon(d);
+
+	/* Quiesced, it no longer touches the socket; this descriptor is ours. */
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	MHD_stop_daemon(d);
+}
+
+/*
+ * MHD_USE_ITC: MHD_quiesce_daemon() needs it with a thread pool, and
+ * without it MHD_stop_daemon() would shutdown() the listening socket to
+ * wake its threads, which would take it from the daemon that replaced it.
+ */
+#define KPX_MHD_FLAGS	(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC)
 
 int kpx_http_start(struct kpx_http *h)
 {
-	const struct MHD_OptionItem more[] = {
-		{ MHD_OPTION_LISTEN_SOCKET, h->fd, NULL },
-		{ MHD_OPTION_THREAD_POOL_SIZE, KPX_HTTP_THREADS, NULL },
-	};
+	unsigned int i;
 	int err;
 
-	kpx_http_init_cond(h);
-	h->mhd = kpx_http_daemon(h, MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, more);
-	if (!h->mhd) {
-		fprintf(stderr, "kprint_exporter: cannot serve HTTP on %s\n", h->addr);
+	kpx_http_init_conns(h);
+	err = kpx_http_index(h);
+	if (err)
+		goto err;
+	h->serving = kpx_serving_new(h, h->web);
+	if (!h->serving) {
 		err = -ENOMEM;
 		goto err;
 	}
-	/* From here on the listening socket is libmicrohttpd's to close. */
-	h->fd = -1;
+	for (i = 0; i < h->nlst; i++) {
+		struct kpx_listener *l = &h->lst[i];
+
+		l->mhd = kpx_http_daemon(h->serving, KPX_MHD_FLAGS, l->fd);
+		if (!l->mhd) {
+			fprintf(stderr, "kprint_exporter: cannot serve HTTP%s on %s\n",
+				h->web && h->web->tls ? "S" : "", l->addr);
+			err = -ENOMEM;
+			goto err_stop;
+		}
+		/* From here on the listening socket is libmicrohttpd's to close. */
+		l->live_fd = l->fd;
+		l->fd = -1;
+	}
 	err = -pthread_create(&h->watchdog_thread, NULL, kpx_watchdog, h);
 	if (err) {
 		fprintf(stderr, "kprint_exporter: no watchdog thread: %s\n", strerror(-err));
@@ -558,45 +720,105 @@ int kpx_http_start(struct kpx_http *h)
 	return 0;
 
 err_stop:
-	MHD_stop_daemon(h->mhd);
-	h->mhd = NULL;
+	while (i--) {
+		MHD_stop_daemon(h->lst[i].mhd);
+		h->lst[i].mhd = NULL;
+	}
 err:
-	if (h->fd >= 0)
-		close(h->fd);
-	h->fd = -1;
-	pthread_cond_destroy(&h->conn_cond);
-	pthread_mutex_destroy(&h->conn_lock);
+	for (i = 0; i < h->nlst; i++) {
+		if (h->lst[i].fd >= 0)
+			close(h->lst[i].fd);
+		h->lst[i].fd = -1;
+	}
+	h->nlst = 0;
+	free(h->serving);
+	h->serving = NULL;
+	free(h->index);
+	h->index = NULL;
+	kpx_http_fini_conns(h);
 	return err;
+}
+
+int kpx_http_reload(struct kpx_http *h, struct kpx_web *web, struct kpx_web **was)
+{
+	struct MHD_Daemon *nd[KPX_LISTEN_MAX];
+	struct kpx_serving *sv, *old = h->serving;
+	int fds[KPX_LISTEN_MAX];
+	unsigned int i;
+
+	sv = kpx_serving_new(h, web);
+	if (!sv)
+		return -ENOMEM;
+	/*
+	 * New daemons on duplicates of the sockets first: while both run,
+	 * either may take a connection, so none is refused; and if one does
+	 * not start, the old ones are untouched and keep serving.
+	 */
+	for (i = 0; i < h->nlst; i++) {
+		fds[i] = fcntl(h->lst[i].live_fd, F_DUPFD_CLOEXEC, 0);
+		nd[i] = fds[i] < 0 ? NULL : kpx_http_daemon(sv, KPX_MHD_FLAGS, fds[i]);
+		if (!nd[i]) {
+			fprintf(stderr, "kprint_exporter: cannot serve %s on %s: keeping the"
+				" old web config\n", web->path, h->lst[i].addr);
+			if (fds[i] >= 0)
+				close(fds[i]);
+			while (i--)
+				kpx_http_retire(nd[i]);
+			free(sv);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < h->nlst; i++) {
+		kpx_http_retire(h->lst[i].mhd);
+		h->lst[i].mhd = nd[i];
+		h->lst[i].live_fd = fds[i];
+	}
+	/* The old daemons are gone, and with them every use of the old config. */
+	h->serving = sv;
+	*was = h->web;
+	h->web = web;
+	free(old);
+	return 0;
 }
 
 int kpx_http_start_nolisten(struct kpx_http *h)
 {
-	const struct MHD_OptionItem more[] = {
-		{ MHD_OPTION_END, 0, NULL },
-		{ MHD_OPTION_END, 0, NULL },
-	};
-
-	h->fd = -1;
-	kpx_http_init_cond(h);
-	h->mhd = kpx_http_daemon(h, MHD_USE_NO_LISTEN_SOCKET, more);
-	if (!h->mhd) {
-		pthread_cond_destroy(&h->conn_cond);
-		pthread_mutex_destroy(&h->conn_lock);
-		return -ENOMEM;
-	}
+	h->nlst = 0;
+	kpx_http_init_conns(h);
+	h->serving = kpx_serving_new(h, NULL);
+	if (!h->serving || kpx_http_index(h))
+		goto err;
+	h->mhd = kpx_http_daemon(h->serving, MHD_USE_NO_LISTEN_SOCKET, -1);
+	if (!h->mhd)
+		goto err;
 	return 0;
+err:
+	free(h->index);
+	h->index = NULL;
+	free(h->serving);
+	h->serving = NULL;
+	kpx_http_fini_conns(h);
+	return -ENOMEM;
 }
 
 void kpx_http_stop(struct kpx_http *h)
 {
-	if (!h->mhd) {
-		if (h->fd >= 0)
-			close(h->fd);
-		h->fd = -1;
-		return;
-	}
-	MHD_stop_daemon(h->mhd);
+	bool started = h->mhd || h->serving;
+
+	if (h->mhd)
+		MHD_stop_daemon(h->mhd);
 	h->mhd = NULL;
+	for (unsigned int i = 0; i < h->nlst; i++) {
+		if (h->lst[i].mhd)
+			MHD_stop_daemon(h->lst[i].mhd);
+		h->lst[i].mhd = NULL;
+		if (h->lst[i].fd >= 0)
+			close(h->lst[i].fd);
+		h->lst[i].fd = -1;
+	}
+	h->nlst = 0;
+	if (!started)
+		return;
 	if (h->watchdog) {
 		pthread_mutex_lock(&h->conn_lock);
 		h->stopping = true;
@@ -605,6 +827,9 @@ void kpx_http_stop(struct kpx_http *h)
 		pthread_join(h->watchdog_thread, NULL);
 		h->watchdog = false;
 	}
-	pthread_cond_destroy(&h->conn_cond);
-	pthread_mutex_destroy(&h->conn_lock);
+	free(h->serving);
+	h->serving = NULL;
+	free(h->index);
+	h->index = NULL;
+	kpx_http_fini_conns(h);
 }

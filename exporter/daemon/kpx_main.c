@@ -2,7 +2,8 @@
 /*
  * kprint_exporter: options and lifecycle.  Signals are blocked in every
  * thread and taken by main with sigwait(), so no handler races the
- * libraries' threads.
+ * libraries' threads; SIGHUP's reload of the web config runs there too,
+ * in main's own thread, while the HTTP threads keep serving.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,12 +22,21 @@ static void kpx_usage(FILE *out)
 "usage: kprint_exporter [OPTIONS]\n"
 "Serve kprint's counters and recent records over HTTP.\n"
 "\n"
-"  --listen ADDR:PORT  where to listen, numeric, IPv6 as [ADDR]:PORT (default\n"
+"  --web.listen-address ADDR:PORT\n"
+"                      where to listen, numeric, IPv6 as [ADDR]:PORT; given\n"
+"                      again, listens on each (at most %d).  Default\n"
 "                      " KPX_LISTEN_DEFAULT ": loopback only; 9464 is in the exporter\n"
 "                      range of Prometheus' default port allocations, where\n"
 "                      OpenCensus and OpenTelemetry exporters also use it:\n"
 "                      pick another port if one of those runs here; port 0\n"
-"                      takes a free one, named in the startup message)\n"
+"                      takes a free one, named in the startup message\n"
+"  --listen ADDR:PORT  the same as --web.listen-address\n"
+"  --web.telemetry-path PATH\n"
+"                      where the metrics are (default " KPX_TELEMETRY_DEFAULT ")\n"
+"  --web.config.file FILE\n"
+"                      TLS and basic auth, in exporter-toolkit's format\n"
+"                      (tls_server_config, basic_auth_users); SIGHUP re-reads\n"
+"                      it, a bad one is refused and the old one kept\n"
 "  --records N         recent records kept for /records (default %d)\n"
 "  --max-series N      per-format series per source in /metrics, the rest\n"
 "                      summed as format=\"__overflow__\" (default %d)\n"
@@ -51,7 +61,7 @@ static void kpx_usage(FILE *out)
 "HTTP limits: 64 connections, 16 per client address, 64 KiB\n"
 "per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
 "a response.\n",
-		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
+		KPX_LISTEN_MAX, KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
 }
 
 static int kpx_number(const char *opt, const char *arg, unsigned long min,
@@ -69,10 +79,13 @@ static int kpx_number(const char *opt, const char *arg, unsigned long min,
 }
 
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
-       OPT_RCVBUF, OPT_REPLAY, OPT_HELP };
+       OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_HELP };
 
 static const struct option kpx_options[] = {
+	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
 	{ "listen",	required_argument, NULL, OPT_LISTEN },
+	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY },
+	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "records",	required_argument, NULL, OPT_RECORDS },
 	{ "max-series",	required_argument, NULL, OPT_MAX_SERIES },
 	{ "no-bpf",	no_argument,	   NULL, OPT_NO_BPF },
@@ -105,14 +118,75 @@ static void kpx_bpf_setup(struct kpx_metrics *metrics, const struct kpc_bpf_opts
 	}
 }
 
+/*
+ * The metrics' path: absolute, printable, no query, and none of the other
+ * endpoints (which stay where they are).
+ */
+static int kpx_telemetry_path(const char *p)
+{
+	static const char *const taken[] = { "/", "/records", "/formats", "/healthz" };
+	bool bad = p[0] != '/' || strlen(p) > 256;
+
+	for (const char *q = p; *q && !bad; q++)
+		bad = *q <= ' ' || *q == 0x7f || *q == '?' || *q == '#';
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]) && !bad; i++)
+		bad = !strcmp(p, taken[i]);
+	if (bad) {
+		fprintf(stderr, "kprint_exporter: --web.telemetry-path wants a path from /,"
+			" without spaces, '?' or '#', not /, /records, /formats or /healthz:"
+			" '%s'\n", p);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What the startup message says of the web config. */
+static void kpx_web_describe(const struct kpx_web *w, char *buf, size_t len)
+{
+	if (!w) {
+		snprintf(buf, len, "HTTP");
+		return;
+	}
+	snprintf(buf, len, "%s%s%s, %zu basic-auth user%s (%s)", w->tls ? "HTTPS" : "HTTP",
+		 w->tls ? ", client certificates: " : "",
+		 w->tls ? kpx_client_auth_name(w->client_auth) : "",
+		 w->nusers, w->nusers == 1 ? "" : "s", w->path);
+}
+
+/* SIGHUP: the web config again; a bad one changes nothing. */
+static void kpx_reload(struct kpx_http *http, const char *path)
+{
+	struct kpx_web *web, *was;
+	char what[256];
+
+	if (!path) {
+		fprintf(stderr, "kprint_exporter: SIGHUP: no --web.config.file to re-read\n");
+		return;
+	}
+	if (kpx_webconfig_load(path, &web)) {
+		fprintf(stderr, "kprint_exporter: SIGHUP: %s refused, the old web config"
+			" stays\n", path);
+		return;
+	}
+	if (kpx_http_reload(http, web, &was)) {
+		kpx_webconfig_free(web);
+		return;
+	}
+	kpx_webconfig_free(was);
+	kpx_web_describe(web, what, sizeof(what));
+	fprintf(stderr, "kprint_exporter: SIGHUP: serving %s\n", what);
+}
+
 int main(int argc, char **argv)
 {
-	const char *listen = KPX_LISTEN_DEFAULT, *replay = NULL;
+	const char *listen[KPX_LISTEN_MAX], *replay = NULL, *web_config = NULL;
+	unsigned int nlisten = 0;
+	char addrs[KPX_LISTEN_MAX * 82] = "", what[256];
 	unsigned long records = KPX_RECORDS_DEFAULT, v;
 	struct kpc_bpf_opts bopts = { 0 };
 	struct kpx_metrics metrics = { .max_series = KPX_MAX_SERIES_DEFAULT };
 	struct kpx_ingest ingest = { .stop_fd = -1 };
-	struct kpx_http http = { .fd = -1 };
+	struct kpx_http http = { 0 };
 	struct kpx_store store;
 	bool no_bpf = false;
 	sigset_t sigs;
@@ -121,7 +195,20 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", kpx_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_LISTEN:
-			listen = optarg;
+			if (nlisten == KPX_LISTEN_MAX) {
+				fprintf(stderr, "kprint_exporter: at most %d --web.listen-address\n",
+					KPX_LISTEN_MAX);
+				return 2;
+			}
+			listen[nlisten++] = optarg;
+			break;
+		case OPT_TELEMETRY:
+			if (kpx_telemetry_path(optarg))
+				return 2;
+			http.telemetry_path = optarg;
+			break;
+		case OPT_WEB_CONFIG:
+			web_config = optarg;
 			break;
 		case OPT_RECORDS:
 			if (kpx_number("records", optarg, 1, 10000000, &records))
@@ -159,17 +246,36 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (!nlisten)
+		listen[nlisten++] = KPX_LISTEN_DEFAULT;
+
 	/* Before any thread exists, so that all of them inherit the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* First: a bad --listen or a port in use fails before anything loads. */
-	err = kpx_http_listen(&http, listen);
-	if (err)
-		return err == -EINVAL ? 2 : err == -EACCES || err == -EPERM ? 4 : 1;
+	/* First: a bad web config fails before anything is opened or loaded. */
+	if (web_config) {
+		err = kpx_webconfig_load(web_config, &http.web);
+		if (err)
+			return err == -EINVAL ? 2 : 1;
+		http.auth = kpx_auth_request;
+	}
+	/* Then a bad --listen or a port in use. */
+	for (unsigned int i = 0; i < nlisten; i++) {
+		err = kpx_http_listen(&http, listen[i]);
+		if (err) {
+			kpx_http_stop(&http);
+			kpx_webconfig_free(http.web);
+			return err == -EINVAL ? 2 : err == -EACCES || err == -EPERM ? 4 : 1;
+		}
+		snprintf(addrs + strlen(addrs), sizeof(addrs) - strlen(addrs), "%s%s",
+			 i ? ", " : "", http.lst[i].addr);
+	}
+	kpx_web_describe(http.web, what, sizeof(what));
 
 	err = kpx_store_init(&store, records);
 	if (err) {
@@ -239,17 +345,19 @@ int main(int argc, char **argv)
 	err = kpx_http_start(&http);
 	if (err)
 		goto out_ingest;
+	/* The addresses first and each followed by ", ": tests read them so. */
 	if (replay)
-		fprintf(stderr, "kprint_exporter %s: listening on %s, replaying %" PRIu64
-			" records of %s (%zu kept), %zu formats\n", KPRINT_VERSION, http.addr,
-			store.received, replay, store.n, metrics.nreplay);
+		fprintf(stderr, "kprint_exporter %s: listening on %s, %s, replaying %" PRIu64
+			" records of %s (%zu kept), %zu formats\n", KPRINT_VERSION, addrs,
+			what, store.received, replay, store.n, metrics.nreplay);
 	else
-		fprintf(stderr, "kprint_exporter %s: listening on %s, keeping %lu records, BPF %s\n",
-			KPRINT_VERSION, http.addr, records,
+		fprintf(stderr, "kprint_exporter %s: listening on %s, %s, keeping %lu records,"
+			" BPF %s\n", KPRINT_VERSION, addrs, what, records,
 			metrics.bpf ? "on" : no_bpf ? "off (--no-bpf)" : "unavailable");
 
 	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
-		;
+		if (sig == SIGHUP)
+			kpx_reload(&http, web_config);
 	fprintf(stderr, "kprint_exporter: signal %d, stopping\n", sig);
 	err = 0;
 
@@ -270,6 +378,7 @@ out_store:
 	kpx_store_fini(&store);
 out_http:
 	kpx_http_stop(&http);
+	kpx_webconfig_free(http.web);
 	/* A replay file that cannot be read is no missing module (3). */
 	if (replay)
 		return err == -EINVAL ? 2 : err ? 1 : 0;

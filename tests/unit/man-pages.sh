@@ -44,9 +44,10 @@ done
 documents_options() {
 	local page=$1 where=$2 name names=0 missing="" documented
 	shift 2
-	# The page's options, \-\-max\-formats read as --max-formats.
-	documented=" $(grep -o '\\-\\-[a-z][a-z\\-]*' "$page" | sed 's/\\-/-/g' | sort -u | tr '\n' ' ')"
-	for name in $(sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z][a-z-]*\)",.*_argument.*/\1/p' "$@" |
+	# The page's options, \-\-max\-formats read as --max-formats, the
+	# dotted ones of node_exporter's style too (--web.listen-address).
+	documented=" $(grep -o '\\-\\-[a-z][a-z.\\-]*' "$page" | sed 's/\\-/-/g; s/\.$//' | sort -u | tr '\n' ' ')"
+	for name in $(sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z][a-z.-]*\)",.*_argument.*/\1/p' "$@" |
 		      sort -u); do
 		names=$((names + 1))
 		[[ $documented == *" --$name "* ]] || missing="$missing --$name"
