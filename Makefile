@@ -17,6 +17,8 @@
 #   make bench    the benchmarks (tests/bench/): one guest boot, every ratio
 #                 against its baseline, .output/bench/results.{json,md};
 #                 BENCH_ARGS=--smoke for a quick run that only checks the suite
+#   make deb      the Debian packages kprint and kprint-dkms (debian/) in
+#                 .output/deb/, built from a copy of the working tree
 #
 # KERNELS="KVER ..." chooses the guest kernels (tests/vm/kernels): make
 # builds kprint.ko and the test modules for the default kernel, Debian's 6.1
@@ -39,7 +41,7 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel bpf exporter check unit vmtest soak run clean generate
+.PHONY: all deps kernel bpf exporter check unit vmtest soak run clean generate deb
 
 all: kernel bpf exporter
 
@@ -103,6 +105,25 @@ fuzz: deps bpf
 .PHONY: bench
 bench: all
 	$(Q)tests/bench/run $(BENCH_ARGS)
+
+# dpkg-buildpackage in a copy of the working tree under .output/deb/, so
+# that the build writes nothing here and builds what is here, committed or
+# not: the files git tracks or would track (not the ignored build
+# products), as they are on disk.  The packages, .buildinfo and .changes
+# land in .output/deb/.
+DEB_OUT := $(OUTPUT)/deb
+DEB_SRC := $(DEB_OUT)/src/kprint
+deb: deps
+	$(Q)rm -rf $(DEB_OUT) && mkdir -p $(DEB_SRC)
+	$(Q)git rev-parse --git-dir >/dev/null || { echo "make deb: needs a git checkout" >&2; exit 1; }
+	$(Q)set -o pipefail; git ls-files -z --cached --others --exclude-standard | \
+		while IFS= read -r -d '' f; do [ ! -e "$$f" ] || printf '%s\0' "$$f"; done | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_SRC)
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b $(if $(filter 1,$(V)),,>../build.log 2>&1) || \
+		{ tail -n 40 $(DEB_OUT)/src/build.log 2>/dev/null; echo "make deb: dpkg-buildpackage failed" \
+		  "(.output/deb/src/build.log)" >&2; exit 1; }
+	$(Q)mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/src/*.changes $(DEB_OUT)/
+	$(Q)cd $(DEB_OUT) && ls -1 *.deb
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
