@@ -10,12 +10,8 @@
  *	kpx_http	libmicrohttpd: routing, errors, limits
  *	kpx_replay	--replay: records from a saved JSON dump instead
  *	kpx_caps	dropping privileges after setup
- *	web/kpx_webconfig  --web.config.file (exporter-toolkit's YAML)
- *	web/kpx_auth	client certificates, basic auth, TLS material checks
- *
- * web/ is apart because it alone needs libyaml, GnuTLS and libcrypt:
- * tests/fuzz links every .c of daemon/ but kpx_main.c without them, and
- * kpx_http reaches web/ only through kpx_http.auth, set by main.
+ *	kpx_webconfig	--web.config.file (exporter-toolkit's YAML)
+ *	kpx_auth	client certificates, basic auth, TLS material checks
  *
  * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
  * for a signal.  The store has its own lock; everything a scrape touches
@@ -296,7 +292,6 @@ enum kpx_auth_verdict {
 struct MHD_Connection;
 /* May the request on c be served under w?  Thread-safe. */
 enum kpx_auth_verdict kpx_auth_request(struct kpx_web *w, struct MHD_Connection *c);
-typedef enum kpx_auth_verdict kpx_auth_fn(struct kpx_web *w, struct MHD_Connection *c);
 
 struct MHD_Daemon;
 struct kpx_conn;
@@ -318,9 +313,8 @@ struct kpx_http {
 	unsigned int nlst;
 	const char *telemetry_path;	/* NULL: /metrics */
 	char *index;			/* the / page, naming telemetry_path */
-	/* The web config being served and its checker; NULL: open HTTP. */
+	/* The web config being served; NULL: open HTTP. */
 	struct kpx_web *web;
-	kpx_auth_fn *auth;
 	struct kpx_serving *serving;
 	/* The slow-client watchdog (see kpx_http.c). */
 	pthread_mutex_t conn_lock;

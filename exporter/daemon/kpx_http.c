@@ -413,8 +413,8 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
 
 	/* Every path, /healthz too, as exporter-toolkit guards them all. */
-	if (sv->web && h->auth) {
-		switch (h->auth(sv->web, c)) {
+	if (sv->web) {
+		switch (kpx_auth_request(sv->web, c)) {
 		case KPX_AUTH_OK:
 			break;
 		case KPX_AUTH_DENIED:

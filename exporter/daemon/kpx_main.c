@@ -262,7 +262,6 @@ int main(int argc, char **argv)
 		err = kpx_webconfig_load(web_config, &http.web);
 		if (err)
 			return err == -EINVAL ? 2 : 1;
-		http.auth = kpx_auth_request;
 	}
 	/* Then a bad --listen or a port in use. */
 	for (unsigned int i = 0; i < nlisten; i++) {
