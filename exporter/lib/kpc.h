@@ -14,6 +14,7 @@
  *	kpc_bpf		the in-kernel per-format counters (BPF)
  *	kpc_parse	the integer parser every number given to kprint goes through
  *	kpc_caps	the thread's capabilities: read, set, raised around a call
+ *	kpc_catalog	PO message catalogs: records translated, POT templates
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -34,5 +35,6 @@
 #include "kpc_bpf.h"
 #include "kpc_parse.h"
 #include "kpc_caps.h"
+#include "kpc_catalog.h"
 
 #endif /* KPC_H */
