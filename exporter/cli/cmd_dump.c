@@ -27,6 +27,9 @@ int kprint_cmd_dump(struct kprint_opts *o, int argc, char **argv)
 	ret = kprint_parse_options_only(o, argc, argv, "dump", NULL, NULL);
 	if (ret >= 0)
 		return ret;
+	ret = kprint_catalog_open(o);
+	if (ret >= 0)
+		return ret;
 	ret = KPRINT_EXIT_OK;
 
 	err = kpc_sock_open(&sopts, &ks);

@@ -5,7 +5,8 @@
  * subsystem; with --ratelimit, the calls ___ratelimit() suppressed, per
  * ratelimit state and caller.  Loads and attaches the counters (pinned) the
  * first time; afterwards it only reads what they counted.  Formats are
- * shown raw (unescaped from the maps), as records show them.
+ * shown raw (unescaped from the maps), as records show them.  With --pot,
+ * every format counted as a gettext template (kpc_catalog.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kprint.h"
 #include "kpc_bpf.h"
@@ -24,6 +26,7 @@ enum {
 	KPRINT_OPT_FMT_MAX_FORMATS,
 	KPRINT_OPT_FMT_UNLOAD,
 	KPRINT_OPT_FMT_RATELIMIT,
+	KPRINT_OPT_FMT_POT,
 };
 
 static const struct option kprint_formats_options[] = {
@@ -33,6 +36,7 @@ static const struct option kprint_formats_options[] = {
 	{ "max-formats", required_argument,	NULL, KPRINT_OPT_FMT_MAX_FORMATS },
 	{ "unload",	 no_argument,		NULL, KPRINT_OPT_FMT_UNLOAD },
 	{ "ratelimit",	 no_argument,		NULL, KPRINT_OPT_FMT_RATELIMIT },
+	{ "pot",	 no_argument,		NULL, KPRINT_OPT_FMT_POT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -42,6 +46,7 @@ static struct {
 	struct kpc_bpf_opts bpf;
 	bool unload;
 	bool ratelimit;
+	bool pot;
 } kprint_formats_args = { .want = { true, true }, .top = 20 };
 
 static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
@@ -79,6 +84,9 @@ static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 		return 0;
 	case KPRINT_OPT_FMT_RATELIMIT:
 		kprint_formats_args.ratelimit = true;
+		return 0;
+	case KPRINT_OPT_FMT_POT:
+		kprint_formats_args.pot = true;
 		return 0;
 	}
 	return KPRINT_EXIT_USAGE;
@@ -319,6 +327,150 @@ static int kprint_formats_show(const struct kprint_opts *o, struct kpc_bpf *b)
 	return 0;
 }
 
+/* A format's length as a msgid: without one trailing newline. */
+static size_t kprint_pot_len(const char *format)
+{
+	size_t len = strlen(format);
+
+	return len && format[len - 1] == '\n' ? len - 1 : len;
+}
+
+static int kprint_pot_cmp(const void *a, const void *b)
+{
+	const struct kpc_format_count *x = a, *y = b;
+	size_t lx = kprint_pot_len(x->format), ly = kprint_pot_len(y->format);
+	int c = memcmp(x->format, y->format, lx < ly ? lx : ly);
+
+	if (!c && lx != ly)
+		c = lx < ly ? -1 : 1;
+	if (!c)
+		c = strcmp(x->module, y->module);
+	if (!c)
+		c = strcmp(x->subsystem, y->subsystem);
+	return c;
+}
+
+/*
+ * A map entry whose format was cut (the map keeps 255 escaped bytes, see
+ * docs/bpf-counters.md): the whole format's id is not that of what the map
+ * holds.  A cut msgid would match no record.
+ */
+static bool kprint_pot_cut(const struct kpc_format_count *f)
+{
+	char whole[KPRINT_COUNTER_FORMAT_LEN];
+	size_t len = strlen(f->format);
+
+	if (len >= KPRINT_COUNTER_FORMAT_LEN - 1)
+		return true;
+	if (kpc_format_id(f->format) == f->format_id)
+		return false;
+	memcpy(whole, f->format, len + 1);
+	if (len && whole[len - 1] == '\n') {
+		whole[len - 1] = '\0';
+		return kpc_format_id(whole) != f->format_id;
+	}
+	return true;
+}
+
+/* A tag fit for a "#:" reference: printable ASCII, no blank. */
+static bool kprint_pot_tag(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* s appended to the list in buf (", " or " " between), once. */
+static void kprint_pot_add(char *buf, size_t size, const char *sep, const char *s)
+{
+	size_t len = strlen(buf), n = strlen(s);
+	const char *p;
+
+	for (p = buf; (p = strstr(p, s)); p += n)
+		if ((p == buf || p[-1] == ' ') && (!p[n] || p[n] == ',' || p[n] == ' '))
+			return;
+	snprintf(buf + len, size - len, "%s%s", len ? sep : "", s);
+}
+
+/*
+ * --pot: every format the counters hold (of the --source wanted), once,
+ * as a POT entry: "#." how often it was counted and from which
+ * subsystems, "#:" the modules that said it.  Formats no catalog could
+ * translate are left out and said so on stderr.
+ */
+static int kprint_pot_show(const struct kprint_opts *o, struct kpc_bpf *b)
+{
+	struct kpc_format_count *all = NULL, *f, *grown;
+	char comment[512], refs[512], why[256];
+	size_t n = 0, m, i, j, left_out = 0;
+	enum kpc_bpf_source src;
+	uint64_t count;
+	int err;
+
+	for (src = 0; src < KPC_BPF_NR_SOURCES; src++) {
+		if (!kprint_formats_args.want[src])
+			continue;
+		err = kpc_bpf_read(b, src, &f, &m);
+		if (err)
+			goto out;
+		grown = realloc(all, (n + m) * sizeof(*all) + 1);
+		if (!grown) {
+			free(f);
+			err = -ENOMEM;
+			goto out;
+		}
+		all = grown;
+		memcpy(all + n, f, m * sizeof(*f));
+		n += m;
+		free(f);
+	}
+	qsort(all, n, sizeof(*all), kprint_pot_cmp);
+
+	err = kpc_catalog_pot_header(stdout, time(NULL));
+	for (i = 0; i < n && !err; i = j) {
+		count = 0;
+		refs[0] = comment[0] = '\0';
+		for (j = i; j < n && kprint_pot_len(all[j].format) == kprint_pot_len(all[i].format) &&
+		     !memcmp(all[j].format, all[i].format, kprint_pot_len(all[i].format)); j++) {
+			count += all[j].count;
+			if (kprint_pot_tag(all[j].module))
+				kprint_pot_add(refs, sizeof(refs), " ", all[j].module);
+			if (kprint_pot_tag(all[j].subsystem))
+				kprint_pot_add(comment, sizeof(comment), ", ", all[j].subsystem);
+		}
+		if (kprint_pot_cut(&all[i])) {
+			snprintf(why, sizeof(why), "cut in the BPF map (longer than it keeps)");
+			err = -EINVAL;
+		} else {
+			char line[640];
+
+			snprintf(line, sizeof(line), "kprint: counted %" PRIu64 " time%s%s%s", count,
+				 count == 1 ? "" : "s", *comment ? "; subsystems " : "", comment);
+			err = kpc_catalog_pot_entry(stdout, all[i].format, line, refs, why,
+						    sizeof(why));
+		}
+		if (err == -EINVAL) {
+			left_out++;
+			if (o->verbose) {
+				fputs("kprint: formats --pot: left out \"", stderr);
+				kpc_text_escape(stderr, all[i].format, o->text.utf8);
+				fprintf(stderr, "\": %s\n", why);
+			}
+			err = 0;
+		}
+	}
+	if (!err && left_out)
+		fprintf(stderr, "kprint: formats --pot: left out %zu format%s that no catalog could"
+			" translate (empty, cut, not UTF-8 or not a valid kernel format; -v names"
+			" them)\n", left_out, left_out == 1 ? "" : "s");
+out:
+	free(all);
+	return err;
+}
+
 int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 {
 	struct kpc_bpf *b;
@@ -328,6 +480,12 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	ret = KPRINT_EXIT_OK;
+	if (kprint_formats_args.pot && (o->json || kprint_formats_args.ratelimit ||
+					kprint_formats_args.unload)) {
+		fprintf(stderr, "kprint: formats --pot writes a POT template: not with --json,"
+			" --ratelimit or --unload\n");
+		return KPRINT_EXIT_USAGE;
+	}
 
 	if (kprint_formats_args.unload) {
 		err = kpc_bpf_unload(kprint_formats_args.bpf.pin_dir);
@@ -347,7 +505,12 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 	}
 	if (err)
 		return kprint_fail(KPRINT_ACT_COUNT, "load the BPF counters", err, NULL);
-	err = kprint_formats_args.ratelimit ? kprint_ratelimit_show(o, b) : kprint_formats_show(o, b);
+	if (kprint_formats_args.pot)
+		err = kprint_pot_show(o, b);
+	else if (kprint_formats_args.ratelimit)
+		err = kprint_ratelimit_show(o, b);
+	else
+		err = kprint_formats_show(o, b);
 	fflush(stdout);
 	if (err)
 		ret = kprint_fail(KPRINT_ACT_COUNT, "read the BPF counters", err, NULL);

@@ -63,6 +63,9 @@ int kprint_cmd_monitor(struct kprint_opts *o, int argc, char **argv)
 	ret = kprint_parse_options_only(o, argc, argv, "monitor", NULL, NULL);
 	if (ret >= 0)
 		return ret;
+	ret = kprint_catalog_open(o);
+	if (ret >= 0)
+		return ret;
 	ret = KPRINT_EXIT_OK;
 	sopts.rcvbuf = o->rcvbuf;
 	sopts.replay = o->has_from;

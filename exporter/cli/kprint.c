@@ -21,15 +21,16 @@
 struct kprint_command {
 	const char *name;
 	int (*run)(struct kprint_opts *o, int argc, char **argv);
+	bool catalog;		/* shows records: takes --catalog */
 };
 
 /* New commands (e.g. "formats") go here and in kprint_usage(). */
 static const struct kprint_command kprint_commands[] = {
-	{ "monitor",	kprint_cmd_monitor },
-	{ "dump",	kprint_cmd_dump },
-	{ "stats",	kprint_cmd_stats },
-	{ "emit",	kprint_cmd_emit },
-	{ "formats",	kprint_cmd_formats },
+	{ "monitor",	kprint_cmd_monitor,	true },
+	{ "dump",	kprint_cmd_dump,	true },
+	{ "stats",	kprint_cmd_stats,	false },
+	{ "emit",	kprint_cmd_emit,	false },
+	{ "formats",	kprint_cmd_formats,	false },
 };
 
 static const struct option kprint_global_options[] = {
@@ -50,6 +51,7 @@ static const struct option kprint_global_options[] = {
 	{ "from",		required_argument,	NULL, KPRINT_OPT_FROM },
 	{ "until",		required_argument,	NULL, KPRINT_OPT_UNTIL },
 	{ "rcvbuf",		required_argument,	NULL, KPRINT_OPT_RCVBUF },
+	{ "catalog",		required_argument,	NULL, KPRINT_OPT_CATALOG },
 };
 
 void kprint_usage(FILE *out)
@@ -73,11 +75,13 @@ void kprint_usage(FILE *out)
 "                                     inject a record (each ARG is one %-conversion\n"
 "                                     of FORMAT, already rendered); prints its seq\n"
 "  formats [--source kprint|printk|all] [--top N] [--pin-dir DIR]\n"
-"          [--max-formats N] [--unload]\n"
+"          [--max-formats N] [--unload] [--pot]\n"
 "                                     message counts per format, kept in the\n"
 "                                     kernel by BPF (loaded and pinned on first\n"
 "                                     use, in /sys/fs/bpf/kprint); --unload\n"
-"                                     stops counting and removes them\n"
+"                                     stops counting and removes them;\n"
+"                                     --pot writes a gettext template (POT)\n"
+"                                     of every format counted\n"
 "\n"
 "Options (before or after the command):\n"
 "  --json                 one JSON object per line (schema/record.schema.json);\n"
@@ -105,6 +109,9 @@ void kprint_usage(FILE *out)
 "  --until SEQ            stop once record SEQ was shown, filtered out or\n"
 "                         reported lost\n"
 "  --rcvbuf BYTES         monitor's socket receive buffer (default 4 MiB)\n"
+"  --catalog FILE.po      monitor, dump: show each record's text translated by\n"
+"                         the gettext catalog FILE.po (msgid: the format), built\n"
+"                         from the record's own args; JSON adds text_translated\n"
 "  -v, --verbose          also report recovered gaps and overruns\n"
 "  -h, --help             this help\n"
 "  -V, --version          the version\n"
@@ -120,7 +127,8 @@ void kprint_usage(FILE *out)
 "\n"
 "Exit status:\n"
 "  0  success (also monitor ended by --count, SIGINT or SIGTERM)\n"
-"  1  an operation failed (the kernel's reason is printed)\n"
+"  1  an operation failed (the kernel's reason is printed), or --catalog's\n"
+"     file was refused (FILE:LINE: why)\n"
 "  2  usage error\n"
 "  3  the kprint module is not loaded (no generic netlink family \"kprint\")\n"
 "  4  permission denied (missing capability)\n",
@@ -214,6 +222,12 @@ static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
 			return kprint_usage_error("--rcvbuf wants a size in bytes, not '%s'", arg);
 		o->rcvbuf = val;
 		return 0;
+	case KPRINT_OPT_CATALOG:
+		/* One language per view; a second file would silently win. */
+		if (o->catalog_path)
+			return kprint_usage_error("one --catalog at a time ('%s' is the second)", arg);
+		o->catalog_path = arg;
+		return 0;
 	default:
 		/* getopt_long() already said what was wrong. */
 		fputs("Try 'kprint --help'.\n", stderr);
@@ -267,6 +281,9 @@ int kprint_parse(struct kprint_opts *o, int argc, char **argv,
 	}
 	/* Decided again after each parse: the last options seen count. */
 	o->text.color = !o->json && kprint_want_color(o->color);
+	if (o->catalog_path && o->cmd && !o->cmd_takes_catalog)
+		return kprint_usage_error("--catalog translates the records of monitor and dump;"
+					  " %s shows none", o->cmd);
 	return 0;
 }
 
@@ -347,6 +364,10 @@ int main(int argc, char **argv)
 	if (!cmd)
 		return kprint_usage_error("unknown command '%s'", argv[optind]);
 
+	o.cmd = cmd->name;
+	o.cmd_takes_catalog = cmd->catalog;
 	/* The command's argv starts with its name, as getopt expects. */
-	return cmd->run(&o, argc - optind, argv + optind);
+	ret = cmd->run(&o, argc - optind, argv + optind);
+	kprint_catalog_close(&o);
+	return ret;
 }

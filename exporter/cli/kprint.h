@@ -35,6 +35,10 @@ struct kprint_opts {
 	uint64_t from;
 	bool has_from;
 	int rcvbuf;
+	const char *catalog_path;	/* --catalog: monitor and dump */
+	struct kpc_catalog *catalog;	/* loaded by kprint_catalog_open() */
+	const char *cmd;		/* the command, once main() knows it */
+	bool cmd_takes_catalog;
 };
 
 /* What the user was doing, to say which privilege it takes. */
@@ -68,6 +72,7 @@ enum {
 	KPRINT_OPT_FROM,
 	KPRINT_OPT_UNTIL,
 	KPRINT_OPT_RCVBUF,
+	KPRINT_OPT_CATALOG,
 	/* Command-private options start here. */
 	KPRINT_OPT_PRIVATE = 0x200,
 };
@@ -93,6 +98,15 @@ int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
 			      int (*handle)(struct kprint_opts *o, int opt, const char *arg));
 
 void kprint_usage(FILE *out);
+
+/*
+ * --catalog: load o->catalog_path (if given) into o->catalog, saying why
+ * on stderr when it is refused.  Returns -1 to go on, or the exit status.
+ */
+int kprint_catalog_open(struct kprint_opts *o);
+void kprint_catalog_close(struct kprint_opts *o);
+/* One record with its text translated (JSON: text_translated added). */
+int kprint_catalog_print(const struct kprint_opts *o, const struct kpc_record *rec);
 
 /* Output: records and loss events in the chosen format. */
 struct kprint_out {

@@ -16,7 +16,9 @@ int kprint_out_record(const struct kpc_record *rec, void *ctx)
 	if (!kpc_filter_match(&o->filter, rec))
 		return o->until && rec->seq >= o->until ? -ECANCELED : 0;
 
-	if (o->json)
+	if (o->catalog)
+		err = kprint_catalog_print(o, rec);
+	else if (o->json)
 		err = kpc_json_record_print(stdout, rec);
 	else
 		err = kpc_text_print(stdout, &o->text, rec);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The kprint CLI on a host: help, version, usage errors and their exit
-# status, and a clear message when the kprint module is not loaded.
+# status, --catalog's checks (made before the kernel is asked), and a
+# clear message when the kprint module is not loaded.
 # Run by `make -C exporter test` (KPRINT is the binary); not executable on
 # purpose, so tests/run does not also run it without KPRINT.
 
@@ -44,6 +45,27 @@ expect "emit needs a FORMAT" 2 'emit needs a FORMAT' emit --level err
 expect "emit rejects an unknown level" 2 "unknown level 'loud'" emit --level loud x
 expect "monitor takes no operands" 2 'takes no arguments' monitor now
 
+# --catalog: read and checked before the kernel is asked for anything.
+po=$(mktemp --suffix=.po)
+bad=$(mktemp --suffix=.po)
+trap 'rm -f "$po" "$bad"' EXIT
+printf '%s\n' 'msgid ""' 'msgstr "Content-Type: text/plain; charset=UTF-8\n"' '' \
+	'msgid "%s: port %d reset"' 'msgstr "%2$d: Port von %1$s zurückgesetzt"' >"$po"
+printf '%s\n' 'msgid ""' 'msgstr "Content-Type: text/plain; charset=UTF-8\n"' '' \
+	'msgid "from %pI4"' '' 'msgstr "von %pI6"' >"$bad"
+expect "--help documents --catalog" 0 '--catalog FILE.po' --help
+expect "--help documents formats --pot" 0 '--pot writes a gettext template' --help
+expect "a mismatched catalog is refused with FILE:LINE: reason, exit 1" 1 \
+	"^kprint: --catalog $bad:6: msgstr's conversion 1 is %pI6 where the msgid's is %pI4 \(refused\)\$" \
+	dump --catalog "$bad"
+expect "a missing catalog says so, exit 1" 1 "^kprint: --catalog /nonexistent.po: No such file" \
+	monitor --catalog /nonexistent.po
+expect "--catalog is refused by commands that show no records" 2 \
+	'--catalog translates the records of monitor and dump; stats shows none' --catalog "$po" stats
+expect "--catalog after formats too" 2 'formats shows none' formats --catalog "$po"
+expect "one --catalog at a time" 2 'one --catalog at a time' dump --catalog "$po" --catalog "$po"
+expect "formats --pot is no JSON" 2 'not with --json' formats --pot --json
+
 # The rest needs a host without the kprint family (this one: no modules).
 "$KPRINT" stats >/dev/null 2>&1
 if [ $? -ne 3 ]; then
@@ -58,4 +80,6 @@ expect "emit without the module: exit 3" 3 "$nomod" emit --level err --class det
 expect "global options before the command work too" 3 "$nomod" --json --color=never --level-color warn=0x0e stats
 expect "--source and --device parse (then exit 3)" 3 "$nomod" dump --source kprint,printk --source all --device +pci:0000:00:19.0
 expect "--source before the command parses too" 3 "$nomod" --source printk monitor --count 1
+expect "a good --catalog loads, then dump exits 3" 3 "^kprint: $nomod\$" --catalog "$po" dump
+expect "-v counts the catalog's entries" 3 "catalog $po: 1 translations" -v monitor --catalog "$po"
 tap_exit
