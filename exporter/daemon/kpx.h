@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kprint_exporter: serves what kprint knows over HTTP, for Prometheus
- * (/metrics) and for people (/records, /formats).
+ * (/metrics) and for people (/records, /formats, /events).
  *
  *	kpx_main	options, signals, start and stop
  *	kpx_ingest	the subscriber thread: kpc_stream into the store
  *	kpx_records	the store of recent records and /records queries
  *	kpx_metrics	the Prometheus text exposition and /formats
  *	kpx_http	libmicrohttpd: routing, errors, limits
+ *	kpx_events	/events: records live as Server-Sent Events
  *	kpx_replay	--replay: records from a saved JSON dump instead
  *	kpx_caps	dropping privileges after setup
  *	kpx_webconfig	--web.config.file (exporter-toolkit's YAML)
@@ -16,7 +17,9 @@
  * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
  * for a signal.  The store has its own lock; everything a scrape touches
  * (the BPF maps, the stats socket) is under the scrape lock, because
- * libkpc objects are not thread-safe.
+ * libkpc objects are not thread-safe.  The event streams have a lock of
+ * their own, taken inside the store's when both are needed, never the
+ * other way round.
  */
 #ifndef KPX_H
 #define KPX_H
@@ -36,6 +39,8 @@
 #define KPX_MAX_SERIES_DEFAULT	5000
 #define KPX_LIMIT_DEFAULT	100
 #define KPX_LIMIT_MAX		1000
+#define KPX_STREAMS_DEFAULT	32	/* --web.max-streams */
+#define KPX_STREAMS_MAX		64	/* all the connections there are */
 
 /* The recent records, oldest overwritten first, and what ingest counted. */
 struct kpx_store {
@@ -55,6 +60,21 @@ struct kpx_store {
 	bool ingest_up;			/* the subscription is alive */
 	bool module_loaded;		/* the kprint family is registered */
 	bool replay;			/* records from --replay: no kernel at all */
+
+	/*
+	 * Where a record is, for /events: the store numbers every record it
+	 * takes (its position, 0 for the first, counted by received), and
+	 * names the module instance they are of.  Sequence numbers restart
+	 * when kprint.ko is loaded again; the instance does not: it is drawn
+	 * at random when the store starts and goes up by one at each
+	 * reload, so that an event id of another exporter process or of an
+	 * earlier instance is never taken for one of this instance.
+	 */
+	uint32_t instance;
+	uint64_t instance_start;	/* position of the instance's first record */
+	/* Called under the lock when records came or the instance changed. */
+	void (*notify)(void *ctx);
+	void *notify_ctx;
 };
 
 int kpx_store_init(struct kpx_store *s, size_t cap);
@@ -66,6 +86,17 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n);
  * sequence numbers the new one reuses (paging by seq would mix them).
  */
 void kpx_store_reload(struct kpx_store *s);
+/*
+ * The record at position pos, or NULL if the store no longer (or does
+ * not yet) hold it.  Called with the store locked.
+ */
+const struct kpc_record *kpx_store_at(const struct kpx_store *s, uint64_t pos);
+/* Position of the first record kept with a sequence number above after. */
+uint64_t kpx_store_pos_after(const struct kpx_store *s, uint64_t after);
+
+/* An event id: "INSTANCE-SEQ", the instance 8 hex digits (kpx_store). */
+#define KPX_ID_MAX	32
+int kpx_id_parse(const char *s, uint32_t *instance, uint64_t *seq);
 
 /* A parsed /records query. */
 struct kpx_query {
@@ -76,6 +107,12 @@ struct kpx_query {
 	bool has_after;
 	uint64_t after;
 	unsigned int limit;
+	/*
+	 * /events: after is an event id (after_instance with after), and
+	 * limit is no parameter.
+	 */
+	bool events;
+	uint32_t after_instance;
 };
 
 void kpx_query_init(struct kpx_query *q);
@@ -105,6 +142,7 @@ struct kpx_metrics {
 	/* --replay: the file's records counted per format, source "replay". */
 	struct kpc_format_count *replay;
 	size_t nreplay;
+	struct kpx_events *events;	/* NULL: no streams, their counts 0 */
 };
 
 /*
@@ -140,6 +178,10 @@ enum kpx_metric {
 	KPX_M_RESYNCS,
 	KPX_M_RECORDS_MALFORMED,
 	KPX_M_FORGED_DATAGRAMS,
+	KPX_M_EVENT_STREAMS,
+	KPX_M_EVENT_STREAMS_REFUSED,
+	KPX_M_EVENTS_SENT,
+	KPX_M_EVENTS_LOST,
 	KPX_M_BUILD_INFO,
 	KPX_M_SCRAPE_DURATION,
 	KPX_NR_METRICS
@@ -294,8 +336,68 @@ struct MHD_Connection;
 enum kpx_auth_verdict kpx_auth_request(struct kpx_web *w, struct MHD_Connection *c);
 
 struct MHD_Daemon;
+struct MHD_Response;
 struct kpx_conn;
-struct kpx_serving;
+struct kpx_stream;
+
+/*
+ * What each daemon serves with: the web config it was started under.  A
+ * reload starts new daemons with a new one and stops the old daemons
+ * before their config goes, so a request never sees a config freed.
+ */
+struct kpx_serving {
+	struct kpx_http *h;
+	struct kpx_web *web;		/* NULL: open HTTP */
+	bool retired;			/* its daemons stop: no new streams (events lock) */
+};
+
+/* Why a stream skipped records: the reasons of a lost event. */
+enum kpx_lost {
+	KPX_LOST_OVERWRITTEN,		/* the store no longer holds them */
+	KPX_LOST_RELOADED,		/* of another module instance */
+	KPX_NR_LOST
+};
+
+/* Their names, in lost events and in kprint_exporter_events_lost_total. */
+extern const char *const kpx_lost_names[KPX_NR_LOST];
+
+/* The /events streams (kpx_events.c). */
+struct kpx_events {
+	pthread_mutex_t lock;
+	struct kpx_store *store;
+	struct kpx_stream *streams;	/* open ones */
+	unsigned int nstreams;
+	unsigned int max_streams;	/* --web.max-streams; 0: the default */
+	unsigned int nsuspended;
+	/*
+	 * Threads run that wake a suspended stream (ingest, the watchdog's
+	 * keepalives).  Without them (the fuzzer's daemon, driven by hand)
+	 * a stream ends once it has sent what the store holds.
+	 */
+	bool live;
+	bool ready;			/* the lock is initialised */
+	uint64_t refused;		/* streams turned away: over the cap */
+	uint64_t sent;			/* record events */
+	uint64_t lost[KPX_NR_LOST];	/* lost events */
+};
+
+void kpx_events_init(struct kpx_events *ev, struct kpx_store *store, bool live);
+/* Every stream ends (at once, suspended or not): before the daemons stop. */
+void kpx_events_end(struct kpx_events *ev);
+/* After they stopped. */
+void kpx_events_fini(struct kpx_events *ev);
+/*
+ * A stream for connection c of serving sv, from the position q says
+ * (after= or Last-Event-ID: q->has_after); its filters are copied.
+ * 0 with *resp to queue; -EBUSY over the cap; -ENOMEM.
+ */
+int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
+		    struct MHD_Connection *c, const struct kpx_query *q,
+		    struct MHD_Response **resp);
+/* End the streams of sv, whose daemons are about to stop (SIGHUP). */
+void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv);
+/* Twice a second: keepalives for the streams idle for long enough. */
+void kpx_events_tick(struct kpx_events *ev);
 
 /* One --web.listen-address. */
 struct kpx_listener {
@@ -316,6 +418,7 @@ struct kpx_http {
 	/* The web config being served; NULL: open HTTP. */
 	struct kpx_web *web;
 	struct kpx_serving *serving;
+	struct kpx_events events;
 	/* The slow-client watchdog (see kpx_http.c). */
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;

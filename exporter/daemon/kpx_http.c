@@ -13,10 +13,18 @@
  *	10 s for a whole request to arrive and 60 s for a response to be
  *	taken, enforced by a watchdog: libmicrohttpd's timeout restarts with
  *	every byte, so a client trickling a byte a second would never hit it.
+ *
+ * /events streams are exempt from the 60 s and the 10 s idle: a stream
+ * has no end, and is idle for as long as no record comes.  They are
+ * bounded on their own (--web.max-streams, 32 by default) within the 64
+ * and the 16 per address, and a stream whose client takes nothing for
+ * KPX_HTTP_STREAM_STALL_S is closed (a waiting stream sends a keepalive
+ * every 15 s, so only a client that stopped reading gets there).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -35,6 +43,7 @@
 #define KPX_HTTP_CONNECTIONS	64
 #define KPX_HTTP_PER_IP		16
 #define KPX_HTTP_MEMORY		(64 * 1024)
+#define KPX_HTTP_STREAM_STALL_S	60	/* an /events client taking nothing */
 
 #define KPX_CT_METRICS	"text/plain; version=0.0.4; charset=utf-8"
 #define KPX_CT_JSON	"application/json"
@@ -50,17 +59,9 @@ static const char kpx_index_fmt[] =
 	"<li><a href=\"/records\">/records</a>: recent records as JSON "
 	"(level, class, source, subsystem, device, module, format_id, q, after, limit)</li>\n"
 	"<li><a href=\"/formats\">/formats</a>: messages per format (BPF) as JSON</li>\n"
+	"<li><a href=\"/events\">/events</a>: records live as Server-Sent Events "
+	"(the filters of /records; Last-Event-ID or after=ID resumes)</li>\n"
 	"<li><a href=\"/healthz\">/healthz</a></li>\n</ul>\n</body></html>\n";
-
-/*
- * What each daemon serves with: the web config it was started under.  A
- * reload starts new daemons with a new one and stops the old daemons
- * before their config goes, so a request never sees a config freed.
- */
-struct kpx_serving {
-	struct kpx_http *h;
-	struct kpx_web *web;		/* NULL: open HTTP */
-};
 
 /* Queue body (taken over when must_free) with status and content type. */
 static enum MHD_Result kpx_reply(struct MHD_Connection *c, unsigned int status,
@@ -170,6 +171,28 @@ static enum MHD_Result kpx_arg(void *cls, enum MHD_ValueKind kind, const char *k
 	return MHD_YES;
 }
 
+/*
+ * The query of /records or /events into a->q (for /events, Last-Event-ID
+ * too, which wins over after=: a browser reconnects with the URL it
+ * started with).  0, or -EINVAL with a->err and a->param for the client.
+ */
+static int kpx_args_parse(struct MHD_Connection *c, struct kpx_args *a, bool events)
+{
+	const char *id;
+
+	kpx_query_init(&a->q);
+	a->q.events = events;
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, kpx_arg, a);
+	if (a->bad)
+		return -EINVAL;
+	id = events ? MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID") : NULL;
+	if (id && *id && kpx_query_param(&a->q, "after", id, strlen(id), a->err, sizeof(a->err))) {
+		snprintf(a->param, sizeof(a->param), "Last-Event-ID");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 {
 	struct kpx_args *a = calloc(1, sizeof(*a));
@@ -178,9 +201,7 @@ static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 
 	if (!a)
 		return MHD_NO;
-	kpx_query_init(&a->q);
-	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, kpx_arg, a);
-	if (a->bad) {
+	if (kpx_args_parse(c, a, false)) {
 		ret = kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a->err, a->param);
 		free(a);
 		return ret;
@@ -192,6 +213,44 @@ static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				       "out of memory", NULL);
 	return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
+}
+
+static void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
+			      double secs);
+
+/* A stream (kpx_events.c), or why not. */
+static enum MHD_Result kpx_events(struct kpx_serving *sv, struct MHD_Connection *c)
+{
+	struct kpx_http *h = sv->h;
+	struct kpx_args *a = calloc(1, sizeof(*a));
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char msg[96];
+	int err;
+
+	if (!a)
+		return MHD_NO;
+	if (kpx_args_parse(c, a, true)) {
+		ret = kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a->err, a->param);
+		free(a);
+		return ret;
+	}
+	err = kpx_events_open(&h->events, sv, c, &a->q, &r);
+	free(a);
+	if (err == -EBUSY) {
+		snprintf(msg, sizeof(msg), "too many event streams: %u (--web.max-streams)",
+			 h->events.max_streams);
+		return kpx_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, msg, NULL);
+	}
+	if (err)
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	/* No end to wait for, and idle as long as no record comes: see the top. */
+	kpx_conn_deadline(h, c, HUGE_VAL);
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+				  (unsigned int)KPX_HTTP_STREAM_STALL_S);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 /* Endpoints that take parameters would silently ignore them otherwise. */
@@ -355,6 +414,10 @@ static void *kpx_watchdog(void *arg)
 
 	pthread_mutex_lock(&h->conn_lock);
 	while (!h->stopping) {
+		/* The streams' keepalives ride along: no thread of their own. */
+		pthread_mutex_unlock(&h->conn_lock);
+		kpx_events_tick(&h->events);
+		pthread_mutex_lock(&h->conn_lock);
 		now = kpx_mono();
 		for (k = h->conns; k; k = k->next) {
 			if (!k->cut && now >= k->deadline) {
@@ -432,13 +495,15 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	else if (!strcmp(url, "/metrics"))
 		url = "";	/* moved by --web.telemetry-path */
 	if (strcmp(url, "/") && strcmp(url, "/metrics") && strcmp(url, "/records") &&
-	    strcmp(url, "/formats") && strcmp(url, "/healthz"))
+	    strcmp(url, "/formats") && strcmp(url, "/healthz") && strcmp(url, "/events"))
 		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return kpx_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				       "only GET and HEAD", NULL);
 	if (!strcmp(url, "/records"))
 		return kpx_records(h, c);
+	if (!strcmp(url, "/events"))
+		return kpx_events(sv, c);
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, kpx_no_arg, &arg);
 	if (arg)
@@ -680,8 +745,10 @@ static void kpx_http_retire(struct MHD_Daemon *d)
  * MHD_USE_ITC: MHD_quiesce_daemon() needs it with a thread pool, and
  * without it MHD_stop_daemon() would shutdown() the listening socket to
  * wake its threads, which would take it from the daemon that replaced it.
+ * MHD_ALLOW_SUSPEND_RESUME: an /events stream waits suspended.
  */
-#define KPX_MHD_FLAGS	(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC)
+#define KPX_MHD_FLAGS	(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | \
+			 MHD_ALLOW_SUSPEND_RESUME)
 
 int kpx_http_start(struct kpx_http *h)
 {
@@ -689,6 +756,7 @@ int kpx_http_start(struct kpx_http *h)
 	int err;
 
 	kpx_http_init_conns(h);
+	kpx_events_init(&h->events, h->store, true);
 	err = kpx_http_index(h);
 	if (err)
 		goto err;
@@ -720,11 +788,14 @@ int kpx_http_start(struct kpx_http *h)
 	return 0;
 
 err_stop:
+	kpx_events_end(&h->events);
 	while (i--) {
 		MHD_stop_daemon(h->lst[i].mhd);
 		h->lst[i].mhd = NULL;
 	}
 err:
+	kpx_events_end(&h->events);
+	kpx_events_fini(&h->events);
 	for (i = 0; i < h->nlst; i++) {
 		if (h->lst[i].fd >= 0)
 			close(h->lst[i].fd);
@@ -768,6 +839,8 @@ int kpx_http_reload(struct kpx_http *h, struct kpx_web *web, struct kpx_web **wa
 			return -ENOMEM;
 		}
 	}
+	/* Their streams end first: a daemon must not stop with one suspended. */
+	kpx_events_retire(&h->events, old);
 	for (i = 0; i < h->nlst; i++) {
 		kpx_http_retire(h->lst[i].mhd);
 		h->lst[i].mhd = nd[i];
@@ -785,14 +858,19 @@ int kpx_http_start_nolisten(struct kpx_http *h)
 {
 	h->nlst = 0;
 	kpx_http_init_conns(h);
+	/* Nothing would wake a waiting stream: streams end once level. */
+	kpx_events_init(&h->events, h->store, false);
 	h->serving = kpx_serving_new(h, NULL);
 	if (!h->serving || kpx_http_index(h))
 		goto err;
-	h->mhd = kpx_http_daemon(h->serving, MHD_USE_NO_LISTEN_SOCKET, -1);
+	h->mhd = kpx_http_daemon(h->serving, MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_SUSPEND_RESUME,
+				 -1);
 	if (!h->mhd)
 		goto err;
 	return 0;
 err:
+	kpx_events_end(&h->events);
+	kpx_events_fini(&h->events);
 	free(h->index);
 	h->index = NULL;
 	free(h->serving);
@@ -805,6 +883,7 @@ void kpx_http_stop(struct kpx_http *h)
 {
 	bool started = h->mhd || h->serving;
 
+	kpx_events_end(&h->events);
 	if (h->mhd)
 		MHD_stop_daemon(h->mhd);
 	h->mhd = NULL;
@@ -831,5 +910,6 @@ void kpx_http_stop(struct kpx_http *h)
 	h->serving = NULL;
 	free(h->index);
 	h->index = NULL;
+	kpx_events_fini(&h->events);
 	kpx_http_fini_conns(h);
 }

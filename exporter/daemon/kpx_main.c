@@ -37,7 +37,11 @@ static void kpx_usage(FILE *out)
 "                      TLS and basic auth, in exporter-toolkit's format\n"
 "                      (tls_server_config, basic_auth_users); SIGHUP re-reads\n"
 "                      it, a bad one is refused and the old one kept\n"
-"  --records N         recent records kept for /records (default %d)\n"
+"  --web.max-streams N /events streams open at once, 1..%d (default %d); past\n"
+"                      it a request gets 503\n"
+"  --records N         recent records kept for /records and /events (default\n"
+"                      %d); an /events client further behind than that gets\n"
+"                      a lost event\n"
 "  --max-series N      per-format series per source in /metrics, the rest\n"
 "                      summed as format=\"__overflow__\" (default %d)\n"
 "  --no-bpf            do not load or read the BPF per-format counters\n"
@@ -52,7 +56,8 @@ static void kpx_usage(FILE *out)
 "\n"
 "Endpoints: /metrics (Prometheus text 0.0.4), /records (JSON; level, class,\n"
 "source, subsystem, device, module, format_id, q, after, limit), /formats\n"
-"(JSON), /healthz.\n"
+"(JSON), /events (Server-Sent Events: the filters of /records, after=ID or\n"
+"Last-Event-ID to resume), /healthz.\n"
 "Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG\n"
 "to start.  Once set up it drops every capability and sets no_new_privs:\n"
 "none effective; CAP_SYS_ADMIN stays permitted, raised by libkpc only around\n"
@@ -60,8 +65,9 @@ static void kpx_usage(FILE *out)
 "re-joining the records group after a reload); none at all with --replay.\n"
 "HTTP limits: 64 connections, 16 per client address, 64 KiB\n"
 "per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
-"a response.\n",
-		KPX_LISTEN_MAX, KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
+"a response; /events streams are exempt from the last two.\n",
+		KPX_LISTEN_MAX, KPX_STREAMS_MAX, KPX_STREAMS_DEFAULT, KPX_RECORDS_DEFAULT,
+		KPX_MAX_SERIES_DEFAULT);
 }
 
 static int kpx_number(const char *opt, const char *arg, unsigned long min,
@@ -79,13 +85,14 @@ static int kpx_number(const char *opt, const char *arg, unsigned long min,
 }
 
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
-       OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_HELP };
+       OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_MAX_STREAMS, OPT_HELP };
 
 static const struct option kpx_options[] = {
 	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
 	{ "listen",	required_argument, NULL, OPT_LISTEN },
 	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY },
 	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
+	{ "web.max-streams", required_argument, NULL, OPT_MAX_STREAMS },
 	{ "records",	required_argument, NULL, OPT_RECORDS },
 	{ "max-series",	required_argument, NULL, OPT_MAX_SERIES },
 	{ "no-bpf",	no_argument,	   NULL, OPT_NO_BPF },
@@ -124,7 +131,7 @@ static void kpx_bpf_setup(struct kpx_metrics *metrics, const struct kpc_bpf_opts
  */
 static int kpx_telemetry_path(const char *p)
 {
-	static const char *const taken[] = { "/", "/records", "/formats", "/healthz" };
+	static const char *const taken[] = { "/", "/records", "/formats", "/healthz", "/events" };
 	bool bad = p[0] != '/' || strlen(p) > 256;
 
 	for (const char *q = p; *q && !bad; q++)
@@ -133,7 +140,8 @@ static int kpx_telemetry_path(const char *p)
 		bad = !strcmp(p, taken[i]);
 	if (bad) {
 		fprintf(stderr, "kprint_exporter: --web.telemetry-path wants a path from /,"
-			" without spaces, '?' or '#', not /, /records, /formats or /healthz:"
+			" without spaces, '?' or '#', not /, /records, /formats, /healthz or"
+			" /events:"
 			" '%s'\n", p);
 		return -EINVAL;
 	}
@@ -209,6 +217,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_WEB_CONFIG:
 			web_config = optarg;
+			break;
+		case OPT_MAX_STREAMS:
+			if (kpx_number("web.max-streams", optarg, 1, KPX_STREAMS_MAX, &v))
+				return 2;
+			http.events.max_streams = v;
 			break;
 		case OPT_RECORDS:
 			if (kpx_number("records", optarg, 1, 10000000, &records))
@@ -341,6 +354,7 @@ int main(int argc, char **argv)
 	}
 	http.metrics = &metrics;
 	http.store = &store;
+	metrics.events = &http.events;
 	err = kpx_http_start(&http);
 	if (err)
 		goto out_ingest;

@@ -84,6 +84,16 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 	[KPX_M_FORGED_DATAGRAMS] = { "kprint_exporter_forged_datagrams_total", "counter",
 		"Netlink datagrams another process sent to the exporter's sockets, posing as "
 		"the kernel: dropped unread, never shown." },
+	[KPX_M_EVENT_STREAMS] = { "kprint_exporter_event_streams", "gauge",
+		"/events streams open now." },
+	[KPX_M_EVENT_STREAMS_REFUSED] = { "kprint_exporter_event_streams_refused_total", "counter",
+		"/events requests answered 503: --web.max-streams streams were open." },
+	[KPX_M_EVENTS_SENT] = { "kprint_exporter_events_sent_total", "counter",
+		"Records sent as events, over all /events streams." },
+	[KPX_M_EVENTS_LOST] = { "kprint_exporter_events_lost_total", "counter",
+		"lost events sent, by reason: overwritten (the store no longer held records "
+		"a stream had not taken: a slow client, or an old Last-Event-ID), reloaded "
+		"(records of an earlier kprint.ko instance, or an id this exporter does not know)." },
 	[KPX_M_BUILD_INFO] = { "kprint_exporter_build_info", "gauge",
 		"The exporter's version." },
 	[KPX_M_SCRAPE_DURATION] = { "kprint_exporter_scrape_duration_seconds", "gauge",
@@ -422,6 +432,36 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 	kpx_metrics_ratelimit_hook(out, &st);
 }
 
+const char *const kpx_lost_names[KPX_NR_LOST] = {
+	[KPX_LOST_OVERWRITTEN] = "overwritten",
+	[KPX_LOST_RELOADED] = "reloaded",
+};
+
+/* The /events families; all 0 where nothing serves streams. */
+static void kpx_metrics_events(FILE *out, struct kpx_events *ev)
+{
+	uint64_t streams = 0, refused = 0, sent = 0, lost[KPX_NR_LOST] = { 0 };
+
+	if (ev && ev->ready) {
+		pthread_mutex_lock(&ev->lock);
+		streams = ev->nstreams;
+		refused = ev->refused;
+		pthread_mutex_unlock(&ev->lock);
+		sent = __atomic_load_n(&ev->sent, __ATOMIC_RELAXED);
+		for (int i = 0; i < KPX_NR_LOST; i++)
+			lost[i] = __atomic_load_n(&ev->lost[i], __ATOMIC_RELAXED);
+	}
+	kpx_head(out, KPX_M_EVENT_STREAMS);
+	kpx_sample(out, KPX_M_EVENT_STREAMS, streams);
+	kpx_head(out, KPX_M_EVENT_STREAMS_REFUSED);
+	kpx_sample(out, KPX_M_EVENT_STREAMS_REFUSED, refused);
+	kpx_head(out, KPX_M_EVENTS_SENT);
+	kpx_sample(out, KPX_M_EVENTS_SENT, sent);
+	kpx_head(out, KPX_M_EVENTS_LOST);
+	for (int i = 0; i < KPX_NR_LOST; i++)
+		kpx_sample1(out, KPX_M_EVENTS_LOST, "reason", kpx_lost_names[i], lost[i]);
+}
+
 static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)
 {
 	struct kpx_store *s = m->store;
@@ -459,6 +499,7 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forg
 	kpx_sample(out, KPX_M_RECORDS_MALFORMED, malformed);
 	kpx_head(out, KPX_M_FORGED_DATAGRAMS);
 	kpx_sample(out, KPX_M_FORGED_DATAGRAMS, forged);
+	kpx_metrics_events(out, m->events);
 	kpx_head(out, KPX_M_BUILD_INFO);
 	kpx_sample1(out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);
 }

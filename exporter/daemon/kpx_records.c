@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kpx.h"
 
@@ -18,6 +21,9 @@ int kpx_store_init(struct kpx_store *s, size_t cap)
 	if (!s->ring)
 		return -ENOMEM;
 	s->cap = cap;
+	/* Unpredictable is not needed, only unlikely to repeat: time and pid will do. */
+	if (getrandom(&s->instance, sizeof(s->instance), GRND_NONBLOCK) != sizeof(s->instance))
+		s->instance = (uint32_t)time(NULL) * 2654435761u ^ (uint32_t)getpid();
 	pthread_mutex_init(&s->lock, NULL);
 	return 0;
 }
@@ -65,6 +71,8 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
 		else
 			kpc_record_free(prev);
 	}
+	if (n && s->notify)
+		s->notify(s->notify_ctx);
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < nold; i++)
 		kpc_record_free(old[i]);
@@ -94,12 +102,41 @@ void kpx_store_reload(struct kpx_store *s)
 	s->descents = 0;
 	s->reloads++;
 	s->module_loaded = true;
+	s->instance++;
+	s->instance_start = s->received;
+	if (s->notify)
+		s->notify(s->notify_ctx);
 	pthread_mutex_unlock(&s->lock);
 	if (old) {
 		for (i = 0; i < cap; i++)
 			kpc_record_free(old[i]);
 		free(old);
 	}
+}
+
+const struct kpc_record *kpx_store_at(const struct kpx_store *s, uint64_t pos)
+{
+	uint64_t back = s->received - pos;	/* 1 for the newest */
+
+	if (pos >= s->received || back > s->n)
+		return NULL;
+	return s->ring[(s->head + s->cap - back) % s->cap];
+}
+
+int kpx_id_parse(const char *s, uint32_t *instance, uint64_t *seq)
+{
+	char hex[9];
+	uint64_t inst;
+
+	if (strlen(s) < 10 || s[8] != '-')
+		return -EINVAL;
+	memcpy(hex, s, 8);
+	hex[8] = '\0';
+	if (kpc_parse_u64(hex, 16, UINT32_MAX, &inst) ||
+	    kpc_parse_u64(s + 9, 10, UINT64_MAX, seq))
+		return -EINVAL;
+	*instance = inst;
+	return 0;
 }
 
 void kpx_query_init(struct kpx_query *q)
@@ -171,6 +208,12 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		q->q = value;
 		return 0;
 	}
+	if (!strcmp(name, "after") && q->events) {
+		if (kpx_id_parse(value, &q->after_instance, &q->after))
+			return kpx_bad("after is an event id, INSTANCE-SEQ as the id: lines have it");
+		q->has_after = true;
+		return 0;
+	}
 	if (!strcmp(name, "after")) {
 		if (kpc_parse_u64(value, 10, UINT64_MAX, &v))
 			return kpx_bad("after is a sequence number (decimal)");
@@ -178,6 +221,8 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		q->after = v;
 		return 0;
 	}
+	if (!strcmp(name, "limit") && q->events)
+		return kpx_bad("a stream has no limit; /records has");
 	if (!strcmp(name, "limit")) {
 		if (kpc_parse_u64(value, 10, KPX_LIMIT_MAX, &v) || v < 1)
 			return kpx_bad("limit is 1..%d", KPX_LIMIT_MAX);
@@ -222,6 +267,13 @@ static size_t kpx_store_first_after(const struct kpx_store *s, size_t oldest,
 			hi = mid;
 	}
 	return lo;
+}
+
+uint64_t kpx_store_pos_after(const struct kpx_store *s, uint64_t after)
+{
+	size_t oldest = (s->head + s->cap - s->n) % s->cap;
+
+	return s->received - s->n + kpx_store_first_after(s, oldest, after);
 }
 
 char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
