@@ -317,6 +317,9 @@ static int kpc_po_finish(struct kpc_po *po)
 		po->c->stats.fuzzy++;
 		goto out;
 	}
+	/* msgid "\n" (a pr_cont("\n")): no record has the empty format it stands for. */
+	if (!strcmp(e->id.s, "\n"))
+		goto out;
 	if (kpc_fmt_parse(e->id.s, false, &id, why, sizeof(why))) {
 		err = kpc_po_fail(po, e->id_line, "msgid: %s", why);
 		goto out;
@@ -491,7 +494,8 @@ static int kpc_catalog_index(struct kpc_po *po)
 	struct kpc_catalog *c = po->c;
 	size_t i;
 
-	qsort(c->e, c->n, sizeof(*c->e), kpc_catalog_cmp);
+	if (c->n > 1)
+		qsort(c->e, c->n, sizeof(*c->e), kpc_catalog_cmp);
 	for (i = 1; i < c->n; i++)
 		if (!kpc_catalog_cmp_key(c->e[i - 1].key, c->e[i - 1].keylen,
 					 c->e[i].key, c->e[i].keylen))
