@@ -14,6 +14,9 @@ the interesting paths instead of having to guess netlink framing:
    libmicrohttpd hands them over (unescaped), good and bad.
  - fuzz_escape: strings with what the escapers must handle: \\, ", newline,
    controls, C1, valid and ill-formed UTF-8.
+ - fuzz_catalog: PO files (comments, escapes, continued strings, positional,
+   fuzzy, msgctxt, plurals, a mismatch of each kind) and msgid/msgstr pairs.
+ - fuzz_webconfig: web configs as tests/unit/exporter-web.py writes them.
 """
 import os
 import re
@@ -238,11 +241,72 @@ def escape_seeds():
     return {f"seed-{i:02d}": b for i, b in enumerate(items)}
 
 
+HEADER = b'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+
+
+def catalog_seeds():
+    """Raw PO files (first byte even) and msgid/msgstr pairs (odd)."""
+    raw = [
+        HEADER + b'#, c-format\nmsgid "%s: port %d reset by %s"\n'
+        b'msgstr "%3$s setzte Port %2$d von %1$s zur\xc3\xbcck"\n',
+        HEADER + b'# comment\n#. extracted\n#: usb_storage\n#, fuzzy, c-format\n'
+        b'msgid "link %pI4 up\\n"\nmsgstr ""\n"Verbindung %pI4 steht\\n"\n',
+        HEADER + b'msgid "tab\\t\\"q\\" \\101\\x42 %*d %.*s %-5lu %%"\n'
+        b'msgstr "%2$*1$d %4$.*3$s %5$-5lu %%"\n',
+        HEADER + b'msgctxt "menu"\nmsgid "%s"\nmsgstr "%s"\n#~ msgid "old"\n#~ msgstr "alt"\n',
+        HEADER + b'msgid "%pI4"\nmsgstr "%pI6"\n',
+        HEADER + b'msgid "%*d"\nmsgstr "%d %d"\n',
+        HEADER + b'msgid "%s %d"\nmsgstr "%1$s %d"\n',
+        HEADER + b'msgid "%d file"\nmsgid_plural "%d files"\nmsgstr[0] "%d Datei"\n',
+        b'msgid ""\nmsgstr "Content-Type: text/plain; charset=ISO-8859-1\\n"\n',
+        b'msgid "a %s"\r\nmsgstr "b %s"\r\n',
+    ]
+    pairs = [
+        (b"cheesy %s drive detected at %d", b"%2$d: K\xc3\xa4se-%1$s"),
+        (b"pad %*d of %s\n", b"%3$s: %2$*1$d\n"),
+        (b"%pI4 %pI6c %pM %pUb %pe %pS %pV %ptRd %phN", b"%pI4 %pI6c %pM %pUb %pe %pS %pV %ptRd %phN"),
+        (b"two\nlines \"q\" \\ \t\x01", b"zwei\nZeilen %%"),
+        (b"%s", b"%2$s"),
+        (b"100%% of %s", b"100%% von %s"),
+    ]
+    s = {}
+    for i, po in enumerate(raw):
+        s[f"po-{i:02d}"] = b"\0" + po
+    for i, (msgid, msgstr) in enumerate(pairs):
+        s[f"entry-{i:02d}"] = b"\1" + msgid + b"\0" + msgstr + b"\0"
+    return s
+
+
+def webconfig_seeds():
+    """Web configs as tests/unit/exporter-web.py writes them; the PEM names
+    are those fuzz_webconfig.c serves from memory."""
+    h = "$2y$04$" + "a" * 53
+    tls = "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n"
+    items = [
+        "",
+        tls + "  min_version: TLS12\n",
+        tls + "  min_version: TLS10\n  max_version: TLS12\n",
+        tls + "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.pem\n",
+        tls + "  client_auth_type: RequireAnyClientCert\n",
+        "basic_auth_users:\n  alice: '%s'\n  bob: '%s'\n" % (h, h),
+        tls + "basic_auth_users:\n  alice: '%s'\nhttp_server_config:\n  http2: true\n" % h,
+        "tls_server_config:\n  cert_file: [a, b\n  key_file: x\n",
+        "basic_auth_users:\n  - alice\n",
+        tls + "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+        "tls_server_config: ~\nbasic_auth_users: {}\n---\nx: 1\n",
+        "tls_server_config:\n  cert_file: \"cert.pem\"\n  key_file: 'key.pem'\n"
+        "  client_auth_type: VerifyClientCertIfGiven\n",
+    ]
+    return {f"seed-{i:02d}": t.encode() for i, t in enumerate(items)}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     for harness, seeds in [("fuzz_record_decode", record_seeds()),
                            ("fuzz_query", query_seeds()),
-                           ("fuzz_escape", escape_seeds())]:
+                           ("fuzz_escape", escape_seeds()),
+                           ("fuzz_catalog", catalog_seeds()),
+                           ("fuzz_webconfig", webconfig_seeds())]:
         d = os.path.join(out, harness)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():
