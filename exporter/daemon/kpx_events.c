@@ -8,7 +8,8 @@
  *				by kpc_json_record_write() as /records does)
  *
  * A stream holds no records of its own: only its place in the store (a
- * position, kpx_store) and the event it is writing.  Records it has not
+ * position, kpx_store), the events it is writing and what its socket's
+ * send buffer (fixed, KPX_EVENTS_SNDBUF) and libmicrohttpd's hold.  Records it has not
  * sent yet stay in the store, which is bounded already (--records), so a
  * client that reads slowly costs no memory and never makes ingest or
  * another stream wait; once the store has overwritten what it had not
@@ -44,6 +45,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <microhttpd.h>
 
@@ -52,6 +54,12 @@
 #define KPX_EVENTS_KEEPALIVE_S	15	/* idle before a ": keepalive" comment */
 #define KPX_EVENTS_BLOCK	(16 * 1024)	/* what libmicrohttpd asks for at most */
 #define KPX_EVENTS_SCAN		4096	/* records looked at per lock of the store */
+/*
+ * The kernel's send buffer of a stream's socket, fixed: left to grow, it
+ * took megabytes of events for a client that read nothing (3000 records
+ * in a guest), kernel memory per stream and the staler the events.
+ */
+#define KPX_EVENTS_SNDBUF	(64 * 1024)
 
 struct kpx_stream {
 	struct kpx_stream *prev, *next;
@@ -428,6 +436,8 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 	st->c = c;
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	st->fd = ci ? ci->connect_fd : -1;
+	if (st->fd >= 0)
+		setsockopt(st->fd, SOL_SOCKET, SO_SNDBUF, &(int){ KPX_EVENTS_SNDBUF }, sizeof(int));
 	st->sv = sv;
 	if (kpx_stream_query(st, q)) {
 		for (size_t i = 0; i < sizeof(st->strs) / sizeof(st->strs[0]); i++)

@@ -10,6 +10,7 @@ the keepalive comment, and a clean stop with streams waiting.
 Records that arrive while a stream is open, and a client that stops
 reading during a burst, need a kernel: tests/e2e/exporter-events.py.
 """
+import atexit
 import json
 import os
 import sys
@@ -45,6 +46,9 @@ exp = Exporter(path, "--records", str(KEEP))
 # The cap on an exporter of its own: elsewhere, a stream just closed may
 # hold its place for up to half a second (until the watchdog's tick).
 capped = Exporter(path, "--records", str(KEEP), "--web.max-streams", str(CAP))
+# A check that raises must not leave them running.
+atexit.register(capped.stop)
+atexit.register(exp.stop)
 
 
 def stream(query="", headers=None, e=exp):
