@@ -42,39 +42,6 @@ void kprint_catalog_close(struct kprint_opts *o)
 	o->catalog = NULL;
 }
 
-/*
- * The record as a JSON line with "text_translated" added last: the one
- * record writer of libkpc, then the field, so that every other field
- * stays byte for byte what kprint --json prints without a catalog.
- */
-static int kprint_catalog_json(FILE *out, const struct kpc_record *rec, const char *text)
-{
-	struct json_object *js = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err = -ENOMEM;
-
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	kpc_json_record_write(f, rec);
-	if (fclose(f) || !len || buf[len - 1] != '}')
-		goto out;
-	js = kpc_json_string(text);
-	if (!js)
-		goto out;
-	fwrite(buf, 1, len - 1, out);
-	fprintf(out, ",\"text_translated\":%s}\n",
-		json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN |
-					       JSON_C_TO_STRING_NOSLASHESCAPE));
-	err = ferror(out) ? -EIO : 0;
-out:
-	json_object_put(js);
-	free(buf);
-	return err;
-}
-
 int kprint_catalog_print(const struct kprint_opts *o, const struct kpc_record *rec)
 {
 	struct kpc_record shown;
@@ -85,9 +52,9 @@ int kprint_catalog_print(const struct kprint_opts *o, const struct kpc_record *r
 	if (ret < 0)
 		return ret;
 	/* Untranslated: the text as it is (and in JSON text_translated = text). */
-	if (o->json)
-		ret = kprint_catalog_json(stdout, rec, ret ? text : rec->text);
-	else {
+	if (o->json) {
+		ret = kpc_json_record_print_translated(stdout, rec, ret ? text : rec->text);
+	} else {
 		shown = *rec;
 		if (text)
 			shown.text = text;

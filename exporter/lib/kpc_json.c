@@ -92,7 +92,8 @@ static void kpc_json_write_string(FILE *out, const char *s)
 	fputc_unlocked('"', out);
 }
 
-void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
+void kpc_json_record_write_translated(FILE *out, const struct kpc_record *rec,
+				      const char *text_translated)
 {
 	unsigned int i;
 
@@ -126,13 +127,19 @@ void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
 	fputs_unlocked("],\"text\":", out);
 	kpc_json_write_string(out, rec->text);
 	fprintf(out, ",\"block_id\":%" PRIu64 ",\"flags\":%" PRIu32
-		",\"continues\":%" PRIu64 "}",
+		",\"continues\":%" PRIu64,
 		rec->block_id, (uint32_t)rec->flags, rec->continues);
+	if (text_translated) {
+		fputs_unlocked(",\"text_translated\":", out);
+		kpc_json_write_string(out, text_translated);
+	}
+	fputc_unlocked('}', out);
 }
 
-int kpc_json_record_print(FILE *out, const struct kpc_record *rec)
+int kpc_json_record_print_translated(FILE *out, const struct kpc_record *rec,
+				     const char *text_translated)
 {
-	kpc_json_record_write(out, rec);
+	kpc_json_record_write_translated(out, rec, text_translated);
 	fputc_unlocked('\n', out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -19,14 +19,32 @@
 
 /*
  * The record written straight to out as one JSON object, no newline:
- * every record kprint writes as JSON (kprint --json, /records) comes from
- * here.  The text is byte for byte what json-c prints for the same object
- * (plain, no escaped slashes); the unit tests keep a json-c oracle.
+ * every record kprint writes as JSON (kprint --json, /records, /events)
+ * comes from here.  The text is byte for byte what json-c prints for the
+ * same object (plain, no escaped slashes); the unit tests keep a json-c
+ * oracle.  text_translated (kpc_catalog_translate(), or the text itself
+ * when the catalog does not translate the record) is added as the last
+ * member when not NULL, so that every other member stays where it is.
  */
-void kpc_json_record_write(FILE *out, const struct kpc_record *rec);
+void kpc_json_record_write_translated(FILE *out, const struct kpc_record *rec,
+				      const char *text_translated);
 
-/* The record as a JSON line (a newline after it).  0, or -EIO on a write error. */
-int kpc_json_record_print(FILE *out, const struct kpc_record *rec);
+static inline void kpc_json_record_write(FILE *out, const struct kpc_record *rec)
+{
+	kpc_json_record_write_translated(out, rec, NULL);
+}
+
+/*
+ * The record as a JSON line (a newline after it), text_translated as
+ * above (NULL: none).  0, or -EIO on a write error.
+ */
+int kpc_json_record_print_translated(FILE *out, const struct kpc_record *rec,
+				     const char *text_translated);
+
+static inline int kpc_json_record_print(FILE *out, const struct kpc_record *rec)
+{
+	return kpc_json_record_print_translated(out, rec, NULL);
+}
 
 /*
  * A KPC_EVENT_LOST event:
