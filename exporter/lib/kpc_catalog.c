@@ -34,6 +34,7 @@ struct kpc_catalog {
 	size_t n, cap;
 	char *language;
 	bool header;
+	unsigned int header_line;	/* of the header's msgstr */
 	struct kpc_catalog_stats stats;
 };
 
@@ -221,6 +222,7 @@ static int kpc_po_header(struct kpc_po *po)
 	if (po->c->header)
 		return kpc_po_fail(po, e->id_line, "a second header entry (msgid \"\")");
 	po->c->header = true;
+	po->c->header_line = e->str_line;
 	po->c->language = kpc_po_header_field(e->str.s ?: "", "Language");
 	if (!po->c->language)
 		po->c->language = strdup("");
@@ -627,6 +629,11 @@ const struct kpc_catalog_stats *kpc_catalog_stats(const struct kpc_catalog *c)
 const char *kpc_catalog_language(const struct kpc_catalog *c)
 {
 	return c->language;
+}
+
+unsigned int kpc_catalog_header_line(const struct kpc_catalog *c)
+{
+	return c->header_line;
 }
 
 static const struct kpc_catalog_entry *kpc_catalog_find(const struct kpc_catalog *c,

@@ -78,6 +78,12 @@ const struct kpc_catalog_stats *kpc_catalog_stats(const struct kpc_catalog *c);
 /* The header's "Language:" ("de"), or "" when it has none. */
 const char *kpc_catalog_language(const struct kpc_catalog *c);
 
+/*
+ * The line of the header's msgstr, where "Language:" is or belongs, for
+ * messages about it; 0 when the file has no header.
+ */
+unsigned int kpc_catalog_header_line(const struct kpc_catalog *c);
+
 /* The msgstr for a format (as matched above), or NULL when untranslated. */
 const char *kpc_catalog_lookup(const struct kpc_catalog *c, const char *format);
 
