@@ -16,6 +16,34 @@
  * the message as dropped instead.
  */
 
+/**
+ * DOC: argument markers in the printk echo
+ *
+ * With markers=1, kprint's echo of a record to printk carries
+ * KPRINT_MARKER (0x1f, ASCII unit separator) before and after each
+ * argument: "link \x1feth0\x1f up at \x1f1000\x1f Mb/s" (written here as
+ * /dev/kmsg shows the byte).  A reader of /dev/kmsg or of a saved dmesg
+ * can then split the arguments out of the line without the netlink family:
+ * the pieces at odd positions are the record's args, and the line without
+ * the markers is the record's text.
+ *
+ * Which lines: only the echo of records of source kprint (kprint_*()
+ * calls, blocks, KPRINT_CMD_EMIT) that have at least one argument and can
+ * be marked faithfully (kprint_render_marked()); the others are echoed as
+ * before.  Never the records of the printk bridge: printk already stored
+ * those lines, byte for byte as their callers wrote them, and kprint does
+ * not echo them.  Nor the echo of a message kprint_emit_site() gets in NMI,
+ * which printk renders from the format itself.  The record's own text
+ * stays without markers: what netlink, the exporter and the selfcheck see
+ * does not depend on the parameter.
+ *
+ * Off by default, since it changes the line every other reader of the
+ * kernel log sees: /dev/kmsg and dmesg show the byte as "\x1f", journald
+ * stores a message with a control byte as a blob ("[N blob data]" unless
+ * journalctl --all), and a grep for a message's words across an argument
+ * no longer matches.
+ */
+
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/irqflags.h>
@@ -28,10 +56,22 @@
 
 #include "kprint_core.h"
 #include "kprint_ntf.h"
+#include "kprint_render.h"
 
 bool kprint_printk = true;
 module_param_named(printk, kprint_printk, bool, 0644);
 MODULE_PARM_DESC(printk, "Echo every record's text to printk (default Y)");
+
+/*
+ * Off by default: a marked echo changes the line every reader of the
+ * kernel log sees (dmesg shows "\x1f", journald keeps the line as a blob,
+ * greps for a message's words across an argument stop matching).  Read
+ * once per echoed record, so switching it at run time is safe.
+ */
+static bool kprint_markers;
+module_param_named(markers, kprint_markers, bool, 0644);
+MODULE_PARM_DESC(markers,
+		 "Put 0x1f (unit separator) around each argument in the printk echo (default N; writable at run time)");
 
 struct kprint_ring kprint_ring;
 bool kprint_running;
@@ -48,6 +88,13 @@ static DEFINE_PER_CPU(u8, kprint_own_printk_ctx);
 struct kprint_scratch {
 	struct kprint_builder b;
 	bool busy;
+	/*
+	 * The marked echo's line.  Apart from the builder, since records are
+	 * also committed from buffers of their own (blocks, netlink emit);
+	 * busy while printk has it, where a console driver may kprint again.
+	 */
+	bool marked_busy;
+	char marked[KPRINT_MARKED_MAX];
 	char text[KPRINT_TEXT_MAX];
 	char arg[KPRINT_ARG_MAX];
 	char check[KPRINT_TEXT_MAX];
@@ -283,8 +330,52 @@ static void kprint_echo_printf(int level, const char *fmt, ...)
 	va_end(args);
 }
 
+/**
+ * kprint_echo_marked() - echo a record with markers around its args
+ * @rec: a stored record with at least one arg
+ *
+ * The line is kprint_render_marked()'s, in this CPU's marked buffer, with
+ * interrupts off so that nothing else on the CPU takes the buffer between
+ * the test and the set of marked_busy.  A nested echo (a console driver
+ * that kprints from inside the printk below) finds it busy and is echoed
+ * unmarked.  The printk bridge still knows the line for kprint's own by
+ * kprint_own_printk(), not by its bytes, and skips it.
+ *
+ * Context: Any context but NMI.
+ * Return: true if echoed; false if the record cannot be marked faithfully
+ * and must be echoed as it is.
+ */
+static bool kprint_echo_marked(const struct kprint_rec *rec)
+{
+	struct kprint_scratch *s;
+	unsigned long flags;
+	bool done = false;
+
+	local_irq_save(flags);
+	s = this_cpu_ptr(kprint_scratch);
+	if (s->marked_busy)
+		goto out;
+	s->marked_busy = true;
+	if (kprint_render_marked(rec, s->marked, sizeof(s->marked)) >= 0) {
+		kprint_echo_printf(rec->level, "%s\n", s->marked);
+		done = true;
+	}
+	s->marked_busy = false;
+out:
+	local_irq_restore(flags);
+	return done;
+}
+
 static void kprint_echo(const struct kprint_rec *rec)
 {
+	/*
+	 * Markers only for records with args: without them the line would
+	 * be the same.  Echoes of records that cannot be marked faithfully
+	 * stay as they were, so that a marker always means what it says.
+	 */
+	if (unlikely(READ_ONCE(kprint_markers)) && rec->nr_args &&
+	    kprint_echo_marked(rec))
+		return;
 	/*
 	 * The level goes in as an argument, not as a KERN_SOH prefix built at
 	 * run time, so that whoever watches printk (dmesg, the BPF printk

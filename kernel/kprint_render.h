@@ -55,6 +55,22 @@ enum kprint_render_err {
 	KPRINT_RENDER_MISMATCH,	/* conversions and arguments differ in number */
 };
 
+/*
+ * markers=1: the byte around each argument in kprint's printk echo, ASCII
+ * unit separator, which no message has reason to contain.
+ */
+#define KPRINT_MARKER		'\x1f'
+
+/*
+ * printk of Linux 6.1 keeps at most LOG_LINE_MAX - 1 = 991 bytes of a
+ * line, its newline included (6.12 keeps more): a marked echo longer than
+ * that would be cut, its last argument left open.  So a marked text, with
+ * its NUL instead of the newline, fits in this many bytes or is not made.
+ */
+#define KPRINT_MARKED_MAX	(1024 - 32 - 1)
+
+int kprint_render_marked(const struct kprint_rec *rec, char *buf, size_t size);
+
 enum kprint_render_err kprint_render_given(struct kprint_builder *b,
 					   const char *fmt,
 					   const char *const *args,
