@@ -666,6 +666,16 @@ const char *kpc_catalog_lookup(const struct kpc_catalog *c, const char *format)
 	return e ? e->str : NULL;
 }
 
+size_t kpc_catalog_count(const struct kpc_catalog *c)
+{
+	return c->n;
+}
+
+const char *kpc_catalog_msgid(const struct kpc_catalog *c, size_t i)
+{
+	return i < c->n ? c->e[i].key : NULL;
+}
+
 int kpc_catalog_translate(const struct kpc_catalog *c, const struct kpc_record *rec,
 			  char **out)
 {

@@ -88,6 +88,15 @@ unsigned int kpc_catalog_header_line(const struct kpc_catalog *c);
 const char *kpc_catalog_lookup(const struct kpc_catalog *c, const char *format);
 
 /*
+ * The translated msgids, as matched above (without one trailing newline),
+ * for i < kpc_catalog_count(c), in no particular order: for a reader that
+ * has a rendered line and its args but not its format (kprint translate,
+ * on kprint.ko's markers=1 lines of a saved dmesg).
+ */
+size_t kpc_catalog_count(const struct kpc_catalog *c);
+const char *kpc_catalog_msgid(const struct kpc_catalog *c, size_t i);
+
+/*
  * The record's text in the catalog's language: the msgstr with each
  * conversion replaced by the record's own argument for it (positional or
  * in order), "%%" by "%", one trailing newline dropped.  Returns 1 with
