@@ -31,6 +31,7 @@ static const struct kprint_command kprint_commands[] = {
 	{ "stats",	kprint_cmd_stats,	false },
 	{ "emit",	kprint_cmd_emit,	false },
 	{ "formats",	kprint_cmd_formats,	false },
+	{ "translate",	kprint_cmd_translate,	true },
 };
 
 static const struct option kprint_global_options[] = {
@@ -82,6 +83,10 @@ void kprint_usage(FILE *out)
 "                                     stops counting and removes them;\n"
 "                                     --pot writes a gettext template (POT)\n"
 "                                     of every format counted\n"
+"  translate --catalog FILE.po [FILE] the kernel log as text (dmesg, /dev/kmsg)\n"
+"                                     in the catalog's language: the lines\n"
+"                                     kprint.ko echoed with markers=1 (0x1f\n"
+"                                     around each argument), no module needed\n"
 "\n"
 "Options (before or after the command):\n"
 "  --json                 one JSON object per line (schema/record.schema.json);\n"
