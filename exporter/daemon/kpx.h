@@ -5,7 +5,8 @@
  *
  *	kpx_main	options, signals, start and stop
  *	kpx_ingest	the subscriber thread: kpc_stream into the store
- *	kpx_records	the store of recent records and /records queries
+ *	kpx_records	the store of recent records, /records queries, the
+ *			--catalog files they are translated with
  *	kpx_metrics	the Prometheus text exposition and /formats
  *	kpx_http	libmicrohttpd: routing, errors, limits
  *	kpx_events	/events: records live as Server-Sent Events
@@ -41,6 +42,9 @@
 #define KPX_LIMIT_MAX		1000
 #define KPX_STREAMS_DEFAULT	32	/* --web.max-streams */
 #define KPX_STREAMS_MAX		64	/* all the connections there are */
+#define KPX_KEEPALIVE_DEFAULT_MS 15000	/* --web.events-keepalive */
+#define KPX_CATALOGS_MAX	32	/* --catalog given this often */
+#define KPX_LANG_MAX		36	/* a lang= value, NUL included */
 
 /* The recent records, oldest overwritten first, and what ingest counted. */
 struct kpx_store {
@@ -98,6 +102,57 @@ uint64_t kpx_store_pos_after(const struct kpx_store *s, uint64_t after);
 #define KPX_ID_MAX	32
 int kpx_id_parse(const char *s, uint32_t *instance, uint64_t *seq);
 
+/*
+ * The --catalog files, one per language, read whole and never changed: a
+ * SIGHUP reads them again into a new set and swaps it in, and the old set
+ * goes when its last user (a /records answer being written, a stream's
+ * fill) puts it back.
+ */
+struct kpx_catalog_lang {
+	char *path;
+	const char *lang;		/* the catalog's Language: */
+	struct kpc_catalog *cat;
+};
+
+struct kpx_catalog_set {
+	unsigned int refs;		/* atomic */
+	size_t n;
+	struct kpx_catalog_lang l[];	/* by language, ascending */
+};
+
+struct kpx_catalogs {
+	pthread_mutex_t lock;		/* set's pointer, taking a reference */
+	struct kpx_catalog_set *set;	/* NULL: no --catalog */
+	const char *const *paths;	/* as given, read again on SIGHUP */
+	size_t npaths;
+};
+
+/*
+ * Read paths[n] into a new set: each must name its language in the
+ * header (Language:), one file per language.  0 with *out; -EINVAL after
+ * saying "FILE:LINE: reason" on stderr, or another -errno, said too.
+ */
+int kpx_catalogs_load(const char *const *paths, size_t n, struct kpx_catalog_set **out);
+/* Serve set (may be NULL: none), read from paths again by reload. */
+void kpx_catalogs_init(struct kpx_catalogs *c, const char *const *paths, size_t n,
+		       struct kpx_catalog_set *set);
+/* SIGHUP: the files again; 0 once swapped in, else the old set stays. */
+int kpx_catalogs_reload(struct kpx_catalogs *c);
+void kpx_catalogs_fini(struct kpx_catalogs *c);
+/* The set served now, with a reference (NULL: none, or c NULL); put it back. */
+struct kpx_catalog_set *kpx_catalogs_get(struct kpx_catalogs *c);
+void kpx_catalog_set_put(struct kpx_catalog_set *set);
+/* The catalog of lang in set (either may be NULL), or NULL. */
+const struct kpc_catalog *kpx_catalog_find(const struct kpx_catalog_set *set,
+					   const char *lang);
+/* GET /catalogs: [{"language":"de","translations":N},...] (malloc'd) or NULL. */
+char *kpx_catalogs_json(struct kpx_catalogs *c);
+/*
+ * A record as /records and /events write it: with cat, text_translated
+ * (the text where cat does not translate it).  0, or -ENOMEM.
+ */
+int kpx_record_write(FILE *f, const struct kpc_record *rec, const struct kpc_catalog *cat);
+
 /* A parsed /records query. */
 struct kpx_query {
 	struct kpc_filter filter;
@@ -113,6 +168,13 @@ struct kpx_query {
 	 */
 	bool events;
 	uint32_t after_instance;
+	/*
+	 * lang=: a language of catalogs (which the caller sets before the
+	 * parameters), checked when given; records then carry
+	 * text_translated.
+	 */
+	struct kpx_catalogs *catalogs;
+	const char *lang;		/* NULL: no translation */
 };
 
 void kpx_query_init(struct kpx_query *q);
@@ -143,6 +205,7 @@ struct kpx_metrics {
 	struct kpc_format_count *replay;
 	size_t nreplay;
 	struct kpx_events *events;	/* NULL: no streams, their counts 0 */
+	struct kpx_catalogs *catalogs;	/* NULL: no --catalog */
 };
 
 /*
@@ -182,6 +245,7 @@ enum kpx_metric {
 	KPX_M_EVENT_STREAMS_REFUSED,
 	KPX_M_EVENTS_SENT,
 	KPX_M_EVENTS_LOST,
+	KPX_M_CATALOG_TRANSLATIONS,
 	KPX_M_BUILD_INFO,
 	KPX_M_SCRAPE_DURATION,
 	KPX_NR_METRICS
@@ -368,6 +432,8 @@ struct kpx_events {
 	struct kpx_stream *streams;	/* open ones */
 	unsigned int nstreams;
 	unsigned int max_streams;	/* --web.max-streams; 0: the default */
+	unsigned int keepalive_ms;	/* --web.events-keepalive; 0: the default */
+	struct kpx_catalogs *catalogs;	/* for lang=; NULL: none */
 	unsigned int nsuspended;
 	/*
 	 * Threads run that wake a suspended stream (ingest, the watchdog's
@@ -415,6 +481,7 @@ struct kpx_http {
 	unsigned int nlst;
 	const char *telemetry_path;	/* NULL: /metrics */
 	char *index;			/* the / page, naming telemetry_path */
+	struct kpx_catalogs *catalogs;	/* lang= and /catalogs; NULL: none */
 	/* The web config being served; NULL: open HTTP. */
 	struct kpx_web *web;
 	struct kpx_serving *serving;

@@ -5,7 +5,8 @@
  *	id: INSTANCE-SEQ	(kpx_store: the module instance, 8 hex digits,
  *				and the record's sequence number)
  *	data: {...}		(the record, schema/record.schema.json, written
- *				by kpc_json_record_write() as /records does)
+ *				by kpx_record_write() as /records does, with
+ *				text_translated for lang=)
  *
  * A stream holds no records of its own: only its place in the store (a
  * position, kpx_store), the events it is writing and what its socket's
@@ -32,8 +33,8 @@
  * take them.  With nothing to send, the stream suspends its connection
  * (a content reader that returned 0 without would be polled in a busy
  * loop) and ingest resumes it when records come; the watchdog's tick
- * resumes it for a keepalive comment after KPX_EVENTS_KEEPALIVE_S idle
- * seconds, and to end it when its client hung up (libmicrohttpd does not
+ * resumes it for a keepalive comment after --web.events-keepalive idle
+ * (15 s by default), and to end it when its client hung up (libmicrohttpd does not
  * watch a suspended connection; the tick polls the socket).
  *
  * Locks: the store's, then the streams' (ev->lock) inside it, never the
@@ -51,7 +52,6 @@
 
 #include "kpx.h"
 
-#define KPX_EVENTS_KEEPALIVE_S	15	/* idle before a ": keepalive" comment */
 #define KPX_EVENTS_BLOCK	(16 * 1024)	/* what libmicrohttpd asks for at most */
 #define KPX_EVENTS_SCAN		4096	/* records looked at per lock of the store */
 /*
@@ -68,7 +68,7 @@ struct kpx_stream {
 	int fd;				/* its socket, watched while suspended */
 	const struct kpx_serving *sv;
 	struct kpx_query q;		/* its strings are strs' */
-	char *strs[4];
+	char *strs[5];
 	uint32_t instance;		/* of pos */
 	uint64_t pos;			/* the next store position to look at */
 	bool seen;			/* last_seq is the record before pos */
@@ -160,9 +160,12 @@ static int kpx_stream_fill(struct kpx_stream *st, size_t max)
 {
 	struct kpx_store *s = st->ev->store;
 	unsigned int scanned = 0;
+	struct kpx_catalog_set *set = NULL;
+	const struct kpc_catalog *cat = NULL;
 	uint64_t sent = 0;
 	size_t size = 0;
 	bool level;
+	int err = 0;
 	FILE *f;
 
 	free(st->out);
@@ -176,10 +179,15 @@ static int kpx_stream_fill(struct kpx_stream *st, size_t max)
 			       st->pending_first, st->pending_last);
 		st->pending = false;
 	}
+	/* The catalogs of now: a SIGHUP's new ones apply from the next fill. */
+	if (st->q.lang) {
+		set = kpx_catalogs_get(st->ev->catalogs);
+		cat = kpx_catalog_find(set, st->q.lang);
+	}
 	pthread_mutex_lock(&s->lock);
 	kpx_stream_catch_up(st, f);
 	/* Written under the lock: the records may be freed once it drops. */
-	while (st->pos < s->received && scanned++ < KPX_EVENTS_SCAN &&
+	while (!err && st->pos < s->received && scanned++ < KPX_EVENTS_SCAN &&
 	       (size_t)ftello(f) < max) {
 		const struct kpc_record *r = kpx_store_at(s, st->pos++);
 
@@ -189,14 +197,15 @@ static int kpx_stream_fill(struct kpx_stream *st, size_t max)
 			continue;
 		kpx_id_write(f, st->instance, r->seq);
 		fputs("data: ", f);
-		kpc_json_record_write(f, r);
+		err = kpx_record_write(f, r, cat);
 		fputs("\n\n", f);
 		sent++;
 	}
 	level = st->pos == s->received;
 	pthread_mutex_unlock(&s->lock);
+	kpx_catalog_set_put(set);
 	__atomic_add_fetch(&st->ev->sent, sent, __ATOMIC_RELAXED);
-	if (fclose(f) || !st->out) {
+	if (fclose(f) || !st->out || err) {
 		free(st->out);
 		st->out = NULL;
 		return -ENOMEM;
@@ -321,7 +330,7 @@ void kpx_events_tick(struct kpx_events *ev)
 			continue;
 		if (kpx_stream_gone(st))
 			st->closing = true;
-		else if (now - st->last_sent >= KPX_EVENTS_KEEPALIVE_S)
+		else if (now - st->last_sent >= ev->keepalive_ms / 1000.0)
 			st->keepalive = true;
 		else
 			continue;
@@ -355,7 +364,7 @@ static void kpx_events_free(void *cls)
 static int kpx_stream_query(struct kpx_stream *st, const struct kpx_query *q)
 {
 	const char **strs[] = { &st->q.filter.subsystem, &st->q.filter.module,
-				&st->q.filter.device, &st->q.q };
+				&st->q.filter.device, &st->q.q, &st->q.lang };
 
 	st->q = *q;
 	/* The place is the stream's own, not the query's seq filter. */
@@ -502,9 +511,14 @@ void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv)
 void kpx_events_init(struct kpx_events *ev, struct kpx_store *store, bool live)
 {
 	unsigned int max = ev->max_streams ? ev->max_streams : KPX_STREAMS_DEFAULT;
+	unsigned int keepalive = ev->keepalive_ms ? ev->keepalive_ms : KPX_KEEPALIVE_DEFAULT_MS;
+	struct kpx_catalogs *catalogs = ev->catalogs;
 
+	/* What main set before the start stays. */
 	memset(ev, 0, sizeof(*ev));
 	ev->max_streams = max;
+	ev->keepalive_ms = keepalive;
+	ev->catalogs = catalogs;
 	ev->store = store;
 	ev->live = live;
 	pthread_mutex_init(&ev->lock, NULL);

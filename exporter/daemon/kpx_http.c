@@ -176,12 +176,14 @@ static enum MHD_Result kpx_arg(void *cls, enum MHD_ValueKind kind, const char *k
  * too, which wins over after=: a browser reconnects with the URL it
  * started with).  0, or -EINVAL with a->err and a->param for the client.
  */
-static int kpx_args_parse(struct MHD_Connection *c, struct kpx_args *a, bool events)
+static int kpx_args_parse(struct kpx_http *h, struct MHD_Connection *c,
+			  struct kpx_args *a, bool events)
 {
 	const char *id;
 
 	kpx_query_init(&a->q);
 	a->q.events = events;
+	a->q.catalogs = h->catalogs;	/* lang= names one of them */
 	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, kpx_arg, a);
 	if (a->bad)
 		return -EINVAL;
@@ -201,7 +203,7 @@ static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 
 	if (!a)
 		return MHD_NO;
-	if (kpx_args_parse(c, a, false)) {
+	if (kpx_args_parse(h, c, a, false)) {
 		ret = kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a->err, a->param);
 		free(a);
 		return ret;
@@ -230,7 +232,7 @@ static enum MHD_Result kpx_events(struct kpx_serving *sv, struct MHD_Connection 
 
 	if (!a)
 		return MHD_NO;
-	if (kpx_args_parse(c, a, true)) {
+	if (kpx_args_parse(h, c, a, true)) {
 		ret = kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a->err, a->param);
 		free(a);
 		return ret;
@@ -495,7 +497,8 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	else if (!strcmp(url, "/metrics"))
 		url = "";	/* moved by --web.telemetry-path */
 	if (strcmp(url, "/") && strcmp(url, "/metrics") && strcmp(url, "/records") &&
-	    strcmp(url, "/formats") && strcmp(url, "/healthz") && strcmp(url, "/events"))
+	    strcmp(url, "/formats") && strcmp(url, "/healthz") && strcmp(url, "/events") &&
+	    strcmp(url, "/catalogs"))
 		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return kpx_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -518,6 +521,13 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	}
 	if (!strcmp(url, "/healthz"))
 		return kpx_healthz(h, c);
+	if (!strcmp(url, "/catalogs")) {
+		body = kpx_catalogs_json(h->catalogs);
+		if (!body)
+			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					       "out of memory", NULL);
+		return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
+	}
 	if (!strcmp(url, "/metrics")) {
 		body = kpx_metrics_render(h->metrics, &len);
 		if (!body)

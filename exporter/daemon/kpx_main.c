@@ -39,6 +39,14 @@ static void kpx_usage(FILE *out)
 "                      it, a bad one is refused and the old one kept\n"
 "  --web.max-streams N /events streams open at once, 1..%d (default %d); past\n"
 "                      it a request gets 503\n"
+"  --web.events-keepalive DURATION\n"
+"                      an idle /events stream sends a keepalive comment after\n"
+"                      this long, 1s..30s, as 15s or 1500ms (default 15s)\n"
+"  --catalog FILE.po   a message catalog (gettext PO, msgid = the kernel's\n"
+"                      format), served as lang=LANGUAGE of its header; given\n"
+"                      again, one file per language (at most %d).  A bad one\n"
+"                      stops with FILE:LINE and exit status 2; SIGHUP re-reads\n"
+"                      them all, a bad one refused and the old ones kept\n"
 "  --records N         recent records kept for /records and /events (default\n"
 "                      %d); an /events client further behind than that gets\n"
 "                      a lost event\n"
@@ -55,9 +63,10 @@ static void kpx_usage(FILE *out)
 "  --help\n"
 "\n"
 "Endpoints: /metrics (Prometheus text 0.0.4), /records (JSON; level, class,\n"
-"source, subsystem, device, module, format_id, q, after, limit), /formats\n"
-"(JSON), /events (Server-Sent Events: the filters of /records, after=ID or\n"
-"Last-Event-ID to resume), /healthz.\n"
+"source, subsystem, device, module, format_id, q, after, limit, lang),\n"
+"/formats (JSON), /events (Server-Sent Events: the filters of /records,\n"
+"after=ID or Last-Event-ID to resume), /catalogs (JSON: the languages\n"
+"lang= takes), /healthz.\n"
 "Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG\n"
 "to start.  Once set up it drops every capability and sets no_new_privs:\n"
 "none effective; CAP_SYS_ADMIN stays permitted, raised by libkpc only around\n"
@@ -66,8 +75,8 @@ static void kpx_usage(FILE *out)
 "HTTP limits: 64 connections, 16 per client address, 64 KiB\n"
 "per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
 "a response; /events streams are exempt from the last two.\n",
-		KPX_LISTEN_MAX, KPX_STREAMS_MAX, KPX_STREAMS_DEFAULT, KPX_RECORDS_DEFAULT,
-		KPX_MAX_SERIES_DEFAULT);
+		KPX_LISTEN_MAX, KPX_STREAMS_MAX, KPX_STREAMS_DEFAULT, KPX_CATALOGS_MAX,
+		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
 }
 
 static int kpx_number(const char *opt, const char *arg, unsigned long min,
@@ -84,8 +93,39 @@ static int kpx_number(const char *opt, const char *arg, unsigned long min,
 	return 0;
 }
 
+/*
+ * A duration as Prometheus' flags write them, one number and its unit:
+ * "15s", "1m", "500ms".  Into *ms, within min_ms..max_ms.
+ */
+static int kpx_duration(const char *opt, const char *arg, unsigned long min_ms,
+			unsigned long max_ms, unsigned long *ms)
+{
+	static const struct { const char *unit; unsigned long ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 },
+	};
+	size_t digits = strspn(arg, "0123456789");
+	char num[21];
+	uint64_t n;
+
+	for (size_t i = 0; digits && digits < sizeof(num) &&
+	     i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(arg + digits, units[i].unit))
+			continue;
+		memcpy(num, arg, digits);
+		num[digits] = '\0';
+		if (kpc_parse_u64(num, 10, max_ms / units[i].ms, &n) || n * units[i].ms < min_ms)
+			break;
+		*ms = n * units[i].ms;
+		return 0;
+	}
+	fprintf(stderr, "kprint_exporter: --%s wants a duration %lus..%lus, a number and"
+		" its unit (ms, s, m) as 15s, not '%s'\n", opt, min_ms / 1000, max_ms / 1000, arg);
+	return -EINVAL;
+}
+
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
-       OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_MAX_STREAMS, OPT_HELP };
+       OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_MAX_STREAMS,
+       OPT_KEEPALIVE, OPT_CATALOG, OPT_HELP };
 
 static const struct option kpx_options[] = {
 	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
@@ -93,6 +133,8 @@ static const struct option kpx_options[] = {
 	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY },
 	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "web.max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+	{ "web.events-keepalive", required_argument, NULL, OPT_KEEPALIVE },
+	{ "catalog",	required_argument, NULL, OPT_CATALOG },
 	{ "records",	required_argument, NULL, OPT_RECORDS },
 	{ "max-series",	required_argument, NULL, OPT_MAX_SERIES },
 	{ "no-bpf",	no_argument,	   NULL, OPT_NO_BPF },
@@ -131,7 +173,8 @@ static void kpx_bpf_setup(struct kpx_metrics *metrics, const struct kpc_bpf_opts
  */
 static int kpx_telemetry_path(const char *p)
 {
-	static const char *const taken[] = { "/", "/records", "/formats", "/healthz", "/events" };
+	static const char *const taken[] = { "/", "/records", "/formats", "/healthz", "/events",
+					     "/catalogs" };
 	bool bad = p[0] != '/' || strlen(p) > 256;
 
 	for (const char *q = p; *q && !bad; q++)
@@ -140,9 +183,8 @@ static int kpx_telemetry_path(const char *p)
 		bad = !strcmp(p, taken[i]);
 	if (bad) {
 		fprintf(stderr, "kprint_exporter: --web.telemetry-path wants a path from /,"
-			" without spaces, '?' or '#', not /, /records, /formats, /healthz or"
-			" /events:"
-			" '%s'\n", p);
+			" without spaces, '?' or '#', not /, /records, /formats, /healthz,"
+			" /events or /catalogs: '%s'\n", p);
 		return -EINVAL;
 	}
 	return 0;
@@ -161,14 +203,39 @@ static void kpx_web_describe(const struct kpx_web *w, char *buf, size_t len)
 		 w->nusers, w->nusers == 1 ? "" : "s", w->path);
 }
 
-/* SIGHUP: the web config again; a bad one changes nothing. */
+/* SIGHUP: the catalogs again; a bad one changes nothing. */
+static void kpx_reload_catalogs(struct kpx_catalogs *c)
+{
+	struct kpx_catalog_set *set;
+
+	if (!c->npaths)
+		return;
+	if (kpx_catalogs_reload(c)) {
+		fprintf(stderr, "kprint_exporter: SIGHUP: catalogs refused, the old ones"
+			" stay\n");
+		return;
+	}
+	set = kpx_catalogs_get(c);
+	fprintf(stderr, "kprint_exporter: SIGHUP: serving %zu catalog%s\n", set->n,
+		set->n == 1 ? "" : "s");
+	kpx_catalog_set_put(set);
+}
+
+/*
+ * SIGHUP: the web config again; a bad one changes nothing.  The catalogs
+ * are read apart from it: either may be refused while the other is taken.
+ */
 static void kpx_reload(struct kpx_http *http, const char *path)
 {
 	struct kpx_web *web, *was;
 	char what[256];
 
+	if (http->catalogs)
+		kpx_reload_catalogs(http->catalogs);
 	if (!path) {
-		fprintf(stderr, "kprint_exporter: SIGHUP: no --web.config.file to re-read\n");
+		if (!http->catalogs || !http->catalogs->npaths)
+			fprintf(stderr, "kprint_exporter: SIGHUP: no --web.config.file or"
+				" --catalog to re-read\n");
 		return;
 	}
 	if (kpx_webconfig_load(path, &web)) {
@@ -188,7 +255,10 @@ static void kpx_reload(struct kpx_http *http, const char *path)
 int main(int argc, char **argv)
 {
 	const char *listen[KPX_LISTEN_MAX], *replay = NULL, *web_config = NULL;
-	unsigned int nlisten = 0;
+	const char *catalog[KPX_CATALOGS_MAX];
+	struct kpx_catalog_set *catalog_set = NULL;
+	struct kpx_catalogs catalogs;
+	unsigned int nlisten = 0, ncatalog = 0;
 	char addrs[KPX_LISTEN_MAX * 82] = "", what[256];
 	unsigned long records = KPX_RECORDS_DEFAULT, v;
 	struct kpc_bpf_opts bopts = { 0 };
@@ -222,6 +292,19 @@ int main(int argc, char **argv)
 			if (kpx_number("web.max-streams", optarg, 1, KPX_STREAMS_MAX, &v))
 				return 2;
 			http.events.max_streams = v;
+			break;
+		case OPT_KEEPALIVE:
+			if (kpx_duration("web.events-keepalive", optarg, 1000, 30000, &v))
+				return 2;
+			http.events.keepalive_ms = v;
+			break;
+		case OPT_CATALOG:
+			if (ncatalog == KPX_CATALOGS_MAX) {
+				fprintf(stderr, "kprint_exporter: at most %d --catalog\n",
+					KPX_CATALOGS_MAX);
+				return 2;
+			}
+			catalog[ncatalog++] = optarg;
 			break;
 		case OPT_RECORDS:
 			if (kpx_number("records", optarg, 1, 10000000, &records))
@@ -270,18 +353,30 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* First: a bad web config fails before anything is opened or loaded. */
+	/* First: a bad web config or catalog fails before anything is opened or loaded. */
 	if (web_config) {
 		err = kpx_webconfig_load(web_config, &http.web);
 		if (err)
 			return err == -EINVAL ? 2 : 1;
 	}
+	if (ncatalog) {
+		err = kpx_catalogs_load(catalog, ncatalog, &catalog_set);
+		if (err) {
+			kpx_webconfig_free(http.web);
+			return err == -EINVAL ? 2 : 1;
+		}
+	}
+	kpx_catalogs_init(&catalogs, catalog, ncatalog, catalog_set);
+	http.catalogs = &catalogs;
+	http.events.catalogs = &catalogs;
+	metrics.catalogs = &catalogs;
 	/* Then a bad --listen or a port in use. */
 	for (unsigned int i = 0; i < nlisten; i++) {
 		err = kpx_http_listen(&http, listen[i]);
 		if (err) {
 			kpx_http_stop(&http);
 			kpx_webconfig_free(http.web);
+			kpx_catalogs_fini(&catalogs);
 			return err == -EINVAL ? 2 : err == -EACCES || err == -EPERM ? 4 : 1;
 		}
 		snprintf(addrs + strlen(addrs), sizeof(addrs) - strlen(addrs), "%s%s",
@@ -392,6 +487,7 @@ out_store:
 out_http:
 	kpx_http_stop(&http);
 	kpx_webconfig_free(http.web);
+	kpx_catalogs_fini(&catalogs);
 	/* A replay file that cannot be read is no missing module (3). */
 	if (replay)
 		return err == -EINVAL ? 2 : err ? 1 : 0;

@@ -94,6 +94,9 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"lost events sent, by reason: overwritten (the store no longer held records "
 		"a stream had not taken: a slow client, or an old Last-Event-ID), reloaded "
 		"(records of an earlier kprint.ko instance, or an id this exporter does not know)." },
+	[KPX_M_CATALOG_TRANSLATIONS] = { "kprint_exporter_catalog_translations", "gauge",
+		"Formats the --catalog file of a language translates, as last read (at start "
+		"or on a SIGHUP that took it); one series per language served with lang=." },
 	[KPX_M_BUILD_INFO] = { "kprint_exporter_build_info", "gauge",
 		"The exporter's version." },
 	[KPX_M_SCRAPE_DURATION] = { "kprint_exporter_scrape_duration_seconds", "gauge",
@@ -462,6 +465,21 @@ static void kpx_metrics_events(FILE *out, struct kpx_events *ev)
 		kpx_sample1(out, KPX_M_EVENTS_LOST, "reason", kpx_lost_names[i], lost[i]);
 }
 
+/* One series per language; the family is left out without --catalog. */
+static void kpx_metrics_catalogs(FILE *out, struct kpx_catalogs *c)
+{
+	struct kpx_catalog_set *set = kpx_catalogs_get(c);
+
+	if (set && set->n) {
+		kpx_head(out, KPX_M_CATALOG_TRANSLATIONS);
+		/* Languages are checked at load: no label escaping needed. */
+		for (size_t i = 0; i < set->n; i++)
+			kpx_sample1(out, KPX_M_CATALOG_TRANSLATIONS, "language", set->l[i].lang,
+				    kpc_catalog_stats(set->l[i].cat)->translated);
+	}
+	kpx_catalog_set_put(set);
+}
+
 static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)
 {
 	struct kpx_store *s = m->store;
@@ -500,6 +518,7 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forg
 	kpx_head(out, KPX_M_FORGED_DATAGRAMS);
 	kpx_sample(out, KPX_M_FORGED_DATAGRAMS, forged);
 	kpx_metrics_events(out, m->events);
+	kpx_metrics_catalogs(out, m->catalogs);
 	kpx_head(out, KPX_M_BUILD_INFO);
 	kpx_sample1(out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);
 }

@@ -2,6 +2,7 @@
 /*
  * The store of recent records and the /records query.  Ingest hands over
  * whole batches, so the lock is taken once per wake-up, not per record.
+ * And the --catalog files that /records and /events translate with.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -147,6 +148,36 @@ void kpx_query_init(struct kpx_query *q)
 
 #define kpx_bad(...) ({ snprintf(err, errlen, __VA_ARGS__); -EINVAL; })
 
+/*
+ * lang=: a language some --catalog file names, or a 400 that says which
+ * there are.  Checked against the set of now; a SIGHUP may take the
+ * language away before the answer is written, and the records then carry
+ * their text untranslated, as for a format the catalog does not have.
+ */
+static int kpx_query_lang(struct kpx_query *q, const char *value, char *err, size_t errlen)
+{
+	struct kpx_catalog_set *set = kpx_catalogs_get(q->catalogs);
+	size_t len = 0;
+	int ret = 0;
+
+	if (kpx_catalog_find(set, value)) {
+		q->lang = value;
+		goto out;
+	}
+	if (!set || !set->n) {
+		ret = kpx_bad("no catalogs are loaded (kprint_exporter --catalog FILE.po)");
+		goto out;
+	}
+	/* The value is not echoed: the client knows what it sent. */
+	len = snprintf(err, errlen, "no catalog for that language; loaded:");
+	for (size_t i = 0; i < set->n && len < errlen; i++)
+		len += snprintf(err + len, errlen - len, "%s %s", i ? "," : "", set->l[i].lang);
+	ret = -EINVAL;
+out:
+	kpx_catalog_set_put(set);
+	return ret;
+}
+
 int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		    size_t value_len, char *err, size_t errlen)
 {
@@ -221,6 +252,8 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		q->after = v;
 		return 0;
 	}
+	if (!strcmp(name, "lang"))
+		return kpx_query_lang(q, value, err, errlen);
 	if (!strcmp(name, "limit") && q->events)
 		return kpx_bad("a stream has no limit; /records has");
 	if (!strcmp(name, "limit")) {
@@ -279,6 +312,8 @@ uint64_t kpx_store_pos_after(const struct kpx_store *s, uint64_t after)
 char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 {
 	const struct kpc_record **pick;
+	struct kpx_catalog_set *set = NULL;
+	const struct kpc_catalog *cat = NULL;
 	size_t i, n = 0, oldest, size;
 	char *out = NULL;
 	int bad;
@@ -291,6 +326,10 @@ char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 	if (!f) {
 		free(pick);
 		return NULL;
+	}
+	if (q->lang) {
+		set = kpx_catalogs_get(q->catalogs);
+		cat = kpx_catalog_find(set, q->lang);
 	}
 
 	pthread_mutex_lock(&s->lock);
@@ -325,15 +364,216 @@ char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 	 * drops; straight to text, as building a json-c object per record
 	 * made a page cost several times a scrape.
 	 */
+	bad = 0;
 	fputc('[', f);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !bad; i++) {
 		if (i)
 			fputc(',', f);
-		kpc_json_record_write(f, pick[i]);
+		bad = kpx_record_write(f, pick[i], cat);
 	}
 	fputc(']', f);
 	pthread_mutex_unlock(&s->lock);
+	kpx_catalog_set_put(set);
 	free(pick);
+	bad = bad || ferror(f);
+	if (fclose(f) || bad) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int kpx_record_write(FILE *f, const struct kpc_record *rec, const struct kpc_catalog *cat)
+{
+	char *text = NULL;
+	int ret;
+
+	if (!cat) {
+		kpc_json_record_write(f, rec);
+		return 0;
+	}
+	ret = kpc_catalog_translate(cat, rec, &text);
+	if (ret < 0)
+		return ret;
+	kpc_json_record_write_translated(f, rec, text ? text : rec->text);
+	free(text);
+	return 0;
+}
+
+static void kpx_catalog_set_free(struct kpx_catalog_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->n; i++) {
+		kpc_catalog_free(set->l[i].cat);
+		free(set->l[i].path);
+	}
+	free(set);
+}
+
+static int kpx_catalog_lang_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kpx_catalog_lang *)a)->lang,
+		      ((const struct kpx_catalog_lang *)b)->lang);
+}
+
+/*
+ * A language as lang= can name it: what a Language: header holds
+ * ("de", "pt_BR", "sr@latin"), no more.
+ */
+static bool kpx_lang_valid(const char *lang)
+{
+	size_t n = strlen(lang);
+
+	if (!n || n >= KPX_LANG_MAX)
+		return false;
+	return strspn(lang, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_-@.") == n;
+}
+
+int kpx_catalogs_load(const char *const *paths, size_t n, struct kpx_catalog_set **out)
+{
+	struct kpx_catalog_set *set;
+	struct kpc_catalog_error err;
+	int ret = 0;
+
+	set = calloc(1, sizeof(*set) + n * sizeof(set->l[0]));
+	if (!set) {
+		fprintf(stderr, "kprint_exporter: --catalog: out of memory\n");
+		return -ENOMEM;
+	}
+	set->refs = 1;
+	for (size_t i = 0; i < n; i++) {
+		struct kpx_catalog_lang *l = &set->l[i];
+
+		ret = kpc_catalog_load(paths[i], &l->cat, &err);
+		if (ret) {
+			fprintf(stderr, "kprint_exporter: --catalog %s\n", err.msg);
+			goto fail;
+		}
+		set->n++;
+		l->lang = kpc_catalog_language(l->cat);
+		l->path = strdup(paths[i]);
+		if (!l->path) {
+			fprintf(stderr, "kprint_exporter: --catalog: out of memory\n");
+			ret = -ENOMEM;
+			goto fail;
+		}
+		/* Which language a file is for, the file says: no guessing from its name. */
+		ret = -EINVAL;
+		if (!*l->lang) {
+			fprintf(stderr, "kprint_exporter: --catalog %s:%u: no Language: in the"
+				" header; the exporter serves each catalog by its language\n",
+				paths[i], kpc_catalog_header_line(l->cat) ?: 1);
+			goto fail;
+		}
+		if (!kpx_lang_valid(l->lang)) {
+			fprintf(stderr, "kprint_exporter: --catalog %s:%u: Language: is a code"
+				" like de or pt_BR (letters, digits, _ - @ .), at most %d bytes\n",
+				paths[i], kpc_catalog_header_line(l->cat), KPX_LANG_MAX - 1);
+			goto fail;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(set->l[j].lang, l->lang))
+				continue;
+			fprintf(stderr, "kprint_exporter: --catalog %s:%u: language %s again,"
+				" already from %s: one catalog per language\n", paths[i],
+				kpc_catalog_header_line(l->cat), l->lang, set->l[j].path);
+			goto fail;
+		}
+		ret = 0;
+	}
+	qsort(set->l, set->n, sizeof(set->l[0]), kpx_catalog_lang_cmp);
+	*out = set;
+	return 0;
+fail:
+	kpx_catalog_set_free(set);
+	return ret;
+}
+
+void kpx_catalogs_init(struct kpx_catalogs *c, const char *const *paths, size_t n,
+		       struct kpx_catalog_set *set)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	c->paths = paths;
+	c->npaths = n;
+	c->set = set;
+}
+
+struct kpx_catalog_set *kpx_catalogs_get(struct kpx_catalogs *c)
+{
+	struct kpx_catalog_set *set;
+
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	set = c->set;
+	if (set)
+		__atomic_add_fetch(&set->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&c->lock);
+	return set;
+}
+
+void kpx_catalog_set_put(struct kpx_catalog_set *set)
+{
+	if (set && !__atomic_sub_fetch(&set->refs, 1, __ATOMIC_ACQ_REL))
+		kpx_catalog_set_free(set);
+}
+
+int kpx_catalogs_reload(struct kpx_catalogs *c)
+{
+	struct kpx_catalog_set *set, *old;
+	int ret;
+
+	if (!c->npaths)
+		return 0;
+	ret = kpx_catalogs_load(c->paths, c->npaths, &set);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	old = c->set;
+	c->set = set;
+	pthread_mutex_unlock(&c->lock);
+	kpx_catalog_set_put(old);
+	return 0;
+}
+
+void kpx_catalogs_fini(struct kpx_catalogs *c)
+{
+	kpx_catalog_set_put(c->set);
+	c->set = NULL;
+	pthread_mutex_destroy(&c->lock);
+}
+
+const struct kpc_catalog *kpx_catalog_find(const struct kpx_catalog_set *set,
+					   const char *lang)
+{
+	for (size_t i = 0; set && i < set->n; i++)
+		if (!strcmp(set->l[i].lang, lang))
+			return set->l[i].cat;
+	return NULL;
+}
+
+char *kpx_catalogs_json(struct kpx_catalogs *c)
+{
+	struct kpx_catalog_set *set = kpx_catalogs_get(c);
+	char *out = NULL;
+	size_t size;
+	int bad;
+	FILE *f;
+
+	f = open_memstream(&out, &size);
+	if (!f) {
+		kpx_catalog_set_put(set);
+		return NULL;
+	}
+	/* Languages are checked at load: nothing in them needs escaping. */
+	fputc('[', f);
+	for (size_t i = 0; set && i < set->n; i++)
+		fprintf(f, "%s{\"language\":\"%s\",\"translations\":%zu}", i ? "," : "",
+			set->l[i].lang, kpc_catalog_stats(set->l[i].cat)->translated);
+	fputc(']', f);
+	kpx_catalog_set_put(set);
 	bad = ferror(f);
 	if (fclose(f) || bad) {
 		free(out);
