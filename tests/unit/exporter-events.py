@@ -5,7 +5,8 @@ data as /records has it, resuming with Last-Event-ID or after=, lost
 events for ids the store no longer holds and for ids of another module
 instance, the filters of /records, 400s, the stream cap (503 while
 /metrics answers within 1 s, the place freed when a client hangs up),
-the keepalive comment, and a clean stop with streams waiting.
+the keepalive comment (--web.events-keepalive 1s; none on a stream of the
+default 15 s), and a clean stop with streams waiting.
 
 Records that arrive while a stream is open, and a client that stops
 reading during a burst, need a kernel: tests/e2e/exporter-events.py.
@@ -13,18 +14,19 @@ reading during a burst, need a kernel: tests/e2e/exporter-events.py.
 import atexit
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Exporter, Tap, line, parse_metrics, promtool_check, record, validate  # noqa: E402
+from kpxtest import EXPORTER, Exporter, Tap, line, parse_metrics, promtool_check, record, validate  # noqa: E402
 from ssetest import Stream, split_id  # noqa: E402
 
 N = 30          # records in the file
 KEEP = 19       # --records: the store holds seqs N-KEEP+1..N, 12..30
 CAP = 3         # --web.max-streams
-KEEPALIVE_S = 15
+KEEPALIVE_S = 1    # --web.events-keepalive of exp; the default is 15 s
 
 t = Tap()
 work = tempfile.mkdtemp(prefix="kpx-events.")
@@ -42,7 +44,7 @@ held = [r for r in recs if r["seq"] > N - KEEP]
 first_held = held[0]["seq"]
 
 start = time.monotonic()
-exp = Exporter(path, "--records", str(KEEP))
+exp = Exporter(path, "--records", str(KEEP), "--web.events-keepalive", "%ds" % KEEPALIVE_S)
 # The cap on an exporter of its own: elsewhere, a stream just closed may
 # hold its place for up to half a second (until the watchdog's tick).
 capped = Exporter(path, "--records", str(KEEP), "--web.max-streams", str(CAP))
@@ -68,9 +70,8 @@ def wait_streams(n, e=exp, deadline=5):
     return False
 
 
-# Held open to the end, for the keepalive.
+# Held open to the end.
 idle = stream()
-idle_opened = time.monotonic()
 t.ok(idle.status == 200 and idle.headers.get("content-type", "").startswith("text/event-stream"),
      "GET /events: 200, text/event-stream (%s %s)" % (idle.status, idle.headers.get("content-type")))
 t.ok(wait_streams(1), "kprint_exporter_event_streams 1 with one stream open")
@@ -162,6 +163,7 @@ t.ok(wait_streams(1), "the streams above closed, their places free again")
 
 # The cap: CAP streams, then 503, /metrics meanwhile.
 capped_streams = [stream(e=capped) for _ in range(CAP)]
+capped_opened = time.monotonic()
 over = stream(e=capped)
 over.close()
 try:
@@ -190,14 +192,35 @@ t.ok(status == 200 and headers.get("Content-Type", "").startswith("text/event-st
      "HEAD /events: 200, text/event-stream, no body")
 t.ok(b'href="/events"' in exp.get("/")[2], "the / page links /events")
 
-# The keepalive, on the stream open since the start.
+# The keepalive, on a stream of its own: idle streams are looked at twice
+# a second, so it comes within half a second after KEEPALIVE_S, and again.
+ka_stream = stream()
+opened = time.monotonic()
+kas = []
+for _ in range(2):
+    try:
+        kas.append(ka_stream.next_event(timeout=KEEPALIVE_S + 5, comments=True))
+    except (TimeoutError, EOFError) as e:
+        kas.append({"error": str(e)})
+    kas[-1]["after"] = round(time.monotonic() - opened, 2)
+ka_stream.close()
+t.ok([k.get("comment") for k in kas] == ["keepalive"] * 2 and
+     KEEPALIVE_S - 0.1 <= kas[0]["after"] <= KEEPALIVE_S + 1.5 and
+     2 * KEEPALIVE_S - 0.1 <= kas[1]["after"] <= 2 * KEEPALIVE_S + 3,
+     "--web.events-keepalive %ds: an idle stream gets ': keepalive' every %d s (%r)" %
+     (KEEPALIVE_S, KEEPALIVE_S, kas))
+# The default, 15 s: said by --help, and none on the capped exporter's
+# streams, idle for seconds by now.
+usage = subprocess.run([EXPORTER, "--help"], stdout=subprocess.PIPE, timeout=10).stdout.decode()
+t.ok("--web.events-keepalive DURATION" in usage and "(default 15s)" in
+     usage.split("--web.events-keepalive", 1)[1].split("--", 1)[0],
+     "--help: --web.events-keepalive's default is 15s")
 try:
-    ka = idle.next_event(timeout=KEEPALIVE_S + 5, comments=True)
-except (TimeoutError, EOFError) as e:
-    ka = {"error": str(e)}
-waited = time.monotonic() - idle_opened
-t.ok(ka.get("comment") == "keepalive" and KEEPALIVE_S - 1 <= waited <= KEEPALIVE_S + 3,
-     "an idle stream gets ': keepalive' after %.1f s (%r)" % (waited, ka))
+    early = capped_streams[0].next_event(timeout=0.3, comments=True)
+except TimeoutError:
+    early = None
+t.ok(early is None, "no keepalive on a stream of the default, idle for %.1f s (%r)" %
+     (time.monotonic() - capped_opened, early))
 
 # Stopping with streams waiting (suspended) is clean.
 for e, n in ((exp, 1), (capped, CAP)):
