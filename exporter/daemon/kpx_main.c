@@ -362,8 +362,9 @@ int main(int argc, char **argv)
 	if (ncatalog) {
 		err = kpx_catalogs_load(catalog, ncatalog, &catalog_set);
 		if (err) {
+			/* A file missing or unreadable is a mistake in the setup too. */
 			kpx_webconfig_free(http.web);
-			return err == -EINVAL ? 2 : 1;
+			return err == -ENOMEM ? 1 : 2;
 		}
 	}
 	kpx_catalogs_init(&catalogs, catalog, ncatalog, catalog_set);
