@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "kpc.h"
+#include "kpx_page.h"
 
 #define KPX_LISTEN_DEFAULT	"127.0.0.1:9464"
 #define KPX_LISTEN_MAX		16	/* --web.listen-address given this often */
@@ -480,7 +481,7 @@ struct kpx_http {
 	struct kpx_listener lst[KPX_LISTEN_MAX];
 	unsigned int nlst;
 	const char *telemetry_path;	/* NULL: /metrics */
-	char *index;			/* the / page, naming telemetry_path */
+	struct kpx_page page;		/* the / page; no assets: links only */
 	struct kpx_catalogs *catalogs;	/* lang= and /catalogs; NULL: none */
 	/* The web config being served; NULL: open HTTP. */
 	struct kpx_web *web;

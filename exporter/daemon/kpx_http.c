@@ -48,20 +48,13 @@
 #define KPX_CT_METRICS	"text/plain; version=0.0.4; charset=utf-8"
 #define KPX_CT_JSON	"application/json"
 #define KPX_CT_TEXT	"text/plain; charset=utf-8"
-#define KPX_CT_HTML	"text/html; charset=utf-8"
-
-/* The / page; %s: the telemetry path, twice. */
-static const char kpx_index_fmt[] =
-	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-	"<title>kprint exporter</title></head><body>\n"
-	"<h1>kprint exporter " KPRINT_VERSION "</h1>\n<ul>\n"
-	"<li><a href=\"%s\">%s</a>: Prometheus metrics</li>\n"
-	"<li><a href=\"/records\">/records</a>: recent records as JSON "
-	"(level, class, source, subsystem, device, module, format_id, q, after, limit)</li>\n"
-	"<li><a href=\"/formats\">/formats</a>: messages per format (BPF) as JSON</li>\n"
-	"<li><a href=\"/events\">/events</a>: records live as Server-Sent Events "
-	"(the filters of /records; Last-Event-ID or after=ID resumes)</li>\n"
-	"<li><a href=\"/healthz\">/healthz</a></li>\n</ul>\n</body></html>\n";
+/*
+ * The page's own answers: its script only from its own files (no inline
+ * script, no other origin), nothing sniffed, nothing framed.
+ */
+#define KPX_PAGE_CSP	"default-src 'self'; script-src 'self'; style-src 'self'; " \
+			"img-src 'self' data:; connect-src 'self'; object-src 'none'; " \
+			"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /* Queue body (taken over when must_free) with status and content type. */
 static enum MHD_Result kpx_reply(struct MHD_Connection *c, unsigned int status,
@@ -215,6 +208,104 @@ static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				       "out of memory", NULL);
 	return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
+}
+
+/*
+ * A file of the page, or its palette.  Cache-Control: no-cache with an
+ * ETag: a browser asks again each time (an upgraded exporter serves a new
+ * page at once) and gets a 304 without a body when nothing changed.
+ */
+static enum MHD_Result kpx_reply_page(struct MHD_Connection *c, const char *type,
+				      const char *body, size_t len, bool must_free,
+				      const char *etag)
+{
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_IF_NONE_MATCH);
+	bool same = inm && (!strcmp(inm, etag) || !strcmp(inm, "*"));
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(same ? 0 : len, (void *)body,
+					    must_free ? MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (must_free)
+			free((void *)body);
+		return MHD_NO;
+	}
+	if (!same)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, "Content-Security-Policy", KPX_PAGE_CSP);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	ret = MHD_queue_response(c, same ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define KPX_PAGE_COLORS	(KPRINT_LEVEL_MAX + 1)
+
+/* The page's query: only what its script reads; color= kept for the palette. */
+struct kpx_page_args {
+	const char *colors[KPX_PAGE_COLORS];
+	unsigned int ncolors;
+	const char *bad;		/* a parameter not the page's, or one too many */
+	bool palette;			/* /ui/palette.css: color= only */
+};
+
+static enum MHD_Result kpx_page_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				    const char *value)
+{
+	struct kpx_page_args *a = cls;
+
+	(void)kind;
+	if (a->palette ? strcmp(key, "color") : !kpx_page_param(key)) {
+		a->bad = key;
+		return MHD_NO;
+	}
+	if (!strcmp(key, "color")) {
+		if (!value || a->ncolors == KPX_PAGE_COLORS) {
+			a->bad = key;
+			return MHD_NO;
+		}
+		a->colors[a->ncolors++] = value;
+	}
+	return MHD_YES;
+}
+
+static enum MHD_Result kpx_page_serve(struct kpx_http *h, struct MHD_Connection *c,
+				      const char *url)
+{
+	struct kpx_page_args a = { .palette = !strcmp(url, KPX_PAGE_PALETTE) };
+	const struct kpx_page_file *f;
+	char err[160], etag[24];
+	size_t len;
+	char *css;
+	int e;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, kpx_page_arg, &a);
+	if (a.bad)
+		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a.palette ?
+				       "the palette takes color=LEVEL=SPEC, once per level" :
+				       "the page takes level, source, subsystem, module, format_id,"
+				       " text, color (LEVEL=SPEC, once per level) and lang", a.bad);
+	/* The page's own colors are checked here too, so that a bad link says why. */
+	css = kpx_page_palette(&h->page, a.colors, a.ncolors, err, sizeof(err), &e);
+	if (!css)
+		return e == -EINVAL ? kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, err, "color") :
+			kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	if (a.palette) {
+		len = strlen(css);
+		kpx_page_etag(css, len, etag);
+		return kpx_reply_page(c, "text/css; charset=utf-8", css, len, true, etag);
+	}
+	free(css);
+	f = kpx_page_file(&h->page, url);
+	if (!f)
+		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
+	return kpx_reply_page(c, f->type, f->data, f->len, false, f->etag);
 }
 
 static void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
@@ -496,7 +587,7 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 		url = "/metrics";
 	else if (!strcmp(url, "/metrics"))
 		url = "";	/* moved by --web.telemetry-path */
-	if (strcmp(url, "/") && strcmp(url, "/metrics") && strcmp(url, "/records") &&
+	if (!kpx_page_path(url) && strcmp(url, "/metrics") && strcmp(url, "/records") &&
 	    strcmp(url, "/formats") && strcmp(url, "/healthz") && strcmp(url, "/events") &&
 	    strcmp(url, "/catalogs"))
 		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
@@ -507,18 +598,14 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 		return kpx_records(h, c);
 	if (!strcmp(url, "/events"))
 		return kpx_events(sv, c);
+	if (kpx_page_path(url))
+		return kpx_page_serve(h, c, url);
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, kpx_no_arg, &arg);
 	if (arg)
 		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST,
 				       "this path takes no parameters", arg);
 
-	if (!strcmp(url, "/")) {
-		if (!h->index)
-			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					       "out of memory", NULL);
-		return kpx_reply_const(c, MHD_HTTP_OK, KPX_CT_HTML, h->index);
-	}
 	if (!strcmp(url, "/healthz"))
 		return kpx_healthz(h, c);
 	if (!strcmp(url, "/catalogs")) {
@@ -732,12 +819,7 @@ static struct kpx_serving *kpx_serving_new(struct kpx_http *h, struct kpx_web *w
 
 static int kpx_http_index(struct kpx_http *h)
 {
-	free(h->index);
-	if (asprintf(&h->index, kpx_index_fmt, kpx_telemetry(h), kpx_telemetry(h)) < 0) {
-		h->index = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return kpx_page_build(&h->page, kpx_telemetry(h));
 }
 
 /* Stop a daemon whose listening socket another daemon now serves. */
@@ -814,8 +896,7 @@ err:
 	h->nlst = 0;
 	free(h->serving);
 	h->serving = NULL;
-	free(h->index);
-	h->index = NULL;
+	kpx_page_free(&h->page);
 	kpx_http_fini_conns(h);
 	return err;
 }
@@ -881,8 +962,7 @@ int kpx_http_start_nolisten(struct kpx_http *h)
 err:
 	kpx_events_end(&h->events);
 	kpx_events_fini(&h->events);
-	free(h->index);
-	h->index = NULL;
+	kpx_page_free(&h->page);
 	free(h->serving);
 	h->serving = NULL;
 	kpx_http_fini_conns(h);
@@ -918,8 +998,7 @@ void kpx_http_stop(struct kpx_http *h)
 	}
 	free(h->serving);
 	h->serving = NULL;
-	free(h->index);
-	h->index = NULL;
+	kpx_page_free(&h->page);
 	kpx_events_fini(&h->events);
 	kpx_http_fini_conns(h);
 }

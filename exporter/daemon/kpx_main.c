@@ -39,6 +39,10 @@ static void kpx_usage(FILE *out)
 "                      it, a bad one is refused and the old one kept\n"
 "  --web.max-streams N /events streams open at once, 1..%d (default %d); past\n"
 "                      it a request gets 503\n"
+"  --web.level-color LEVEL=SPEC\n"
+"                      the page's color of a level (repeatable), as kprint\n"
+"                      --level-color: words (bold,red) or a VGA attribute\n"
+"                      byte (0x0c: light red); the page's ?color= overrides\n"
 "  --web.events-keepalive DURATION\n"
 "                      an idle /events stream sends a keepalive comment after\n"
 "                      this long, 1s..30s, as 15s or 1500ms (default 15s)\n"
@@ -125,7 +129,7 @@ static int kpx_duration(const char *opt, const char *arg, unsigned long min_ms,
 
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
        OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_MAX_STREAMS,
-       OPT_KEEPALIVE, OPT_CATALOG, OPT_HELP };
+       OPT_KEEPALIVE, OPT_CATALOG, OPT_HELP, OPT_LEVEL_COLOR };
 
 static const struct option kpx_options[] = {
 	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
@@ -133,6 +137,7 @@ static const struct option kpx_options[] = {
 	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY },
 	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "web.max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+	{ "web.level-color", required_argument, NULL, OPT_LEVEL_COLOR },
 	{ "web.events-keepalive", required_argument, NULL, OPT_KEEPALIVE },
 	{ "catalog",	required_argument, NULL, OPT_CATALOG },
 	{ "records",	required_argument, NULL, OPT_RECORDS },
@@ -287,6 +292,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_WEB_CONFIG:
 			web_config = optarg;
+			break;
+		case OPT_LEVEL_COLOR:
+			if (kpx_page_level_color(&http.page, optarg)) {
+				fprintf(stderr, "kprint_exporter: --web.level-color wants LEVEL=SPEC,"
+					" as kprint --level-color (err=bold,red, warn=0x0e), not"
+					" '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case OPT_MAX_STREAMS:
 			if (kpx_number("web.max-streams", optarg, 1, KPX_STREAMS_MAX, &v))
@@ -449,6 +462,8 @@ int main(int argc, char **argv)
 		}
 	}
 	http.metrics = &metrics;
+	/* The page's files: only this program links them (kpx_page.h). */
+	http.page.assets = kpx_web_assets;
 	http.store = &store;
 	metrics.events = &http.events;
 	err = kpx_http_start(&http);
