@@ -465,18 +465,16 @@ static void kpx_metrics_events(FILE *out, struct kpx_events *ev)
 		kpx_sample1(out, KPX_M_EVENTS_LOST, "reason", kpx_lost_names[i], lost[i]);
 }
 
-/* One series per language; the family is left out without --catalog. */
+/* One series per language; without --catalog, the family has none. */
 static void kpx_metrics_catalogs(FILE *out, struct kpx_catalogs *c)
 {
 	struct kpx_catalog_set *set = kpx_catalogs_get(c);
 
-	if (set && set->n) {
-		kpx_head(out, KPX_M_CATALOG_TRANSLATIONS);
-		/* Languages are checked at load: no label escaping needed. */
-		for (size_t i = 0; i < set->n; i++)
-			kpx_sample1(out, KPX_M_CATALOG_TRANSLATIONS, "language", set->l[i].lang,
-				    kpc_catalog_stats(set->l[i].cat)->translated);
-	}
+	kpx_head(out, KPX_M_CATALOG_TRANSLATIONS);
+	/* Languages are checked at load: no label escaping needed. */
+	for (size_t i = 0; set && i < set->n; i++)
+		kpx_sample1(out, KPX_M_CATALOG_TRANSLATIONS, "language", set->l[i].lang,
+			    kpc_catalog_stats(set->l[i].cat)->translated);
 	kpx_catalog_set_put(set);
 }
 
