@@ -33,6 +33,16 @@ let current = null;             // the row that takes the tail's tab stop
 let lostTotal = 0;
 let rowCount = 0;
 
+// Records carry 64-bit integers (ts_real_ns is past 2^53 today): those
+// JSON.parse would round are kept exact as BigInt, from the source text
+// (JSON.parse's third reviver argument; without it, rounded as before).
+function exact(key, value, ctx) {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && ctx &&
+      /^-?\d+$/.test(ctx.source))
+    return BigInt(ctx.source);
+  return value;
+}
+
 function fromUrl() {
   const p = new URLSearchParams(location.search);
   for (const k of SERVER_FILTERS)
@@ -240,7 +250,7 @@ async function prefill(gen, q) {
     return;
   if (!r.ok)
     return explain(q);
-  const recs = await r.json();
+  const recs = JSON.parse(await r.text(), exact);
   if (gen !== generation)
     return;
   take(recs, null);
@@ -283,7 +293,7 @@ function connect() {
       return;
     let rec;
     try {
-      rec = JSON.parse(ev.data);
+      rec = JSON.parse(ev.data, exact);
     } catch (e) {
       return;
     }
@@ -345,7 +355,8 @@ function field(dl, name, value) {
   const dt = document.createElement("dt");
   dt.textContent = name;
   const dd = document.createElement("dd");
-  dd.textContent = typeof value === "string" ? value : JSON.stringify(value);
+  dd.textContent = typeof value === "string" || typeof value === "bigint" ? String(value)
+    : JSON.stringify(value);
   dl.append(dt, dd);
 }
 
