@@ -41,7 +41,7 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel bpf exporter check unit vmtest soak run clean generate deb
+.PHONY: all deps kernel bpf exporter check unit vmtest soak run clean generate deb dkms-tarball
 
 all: kernel bpf exporter
 
@@ -124,6 +124,14 @@ deb: deps
 		  "(.output/deb/src/build.log)" >&2; exit 1; }
 	$(Q)mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/src/*.changes $(DEB_OUT)/
 	$(Q)cd $(DEB_OUT) && ls -1 *.deb
+
+# kprint.ko built by DKMS from the kprint-dkms package for every kernel of
+# this machine with headers, as a DKMS tarball: build once, and a machine
+# with /usr/share/kprint-dkms/kprint-VERSION.dkms.tar.gz installs
+# kprint-dkms without compiling (scripts/dkms-tarball).
+dkms-tarball: deb
+	$(Q)v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
+		scripts/dkms-tarball $(DEB_OUT)/kprint-dkms_$${v}_all.deb $(DEB_OUT)/kprint-$$v.dkms.tar.gz
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
