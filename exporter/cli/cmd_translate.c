@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kpc_catalog_fmt.h"
+#include "kpc_parse.h"
 #include "kprint.h"
 
 /* Markers: two per argument, so at most this many parts to a line. */
@@ -31,17 +32,6 @@ struct kprint_tr_line {
 	size_t len[KPRINT_TR_PARTS];
 	unsigned int nargs;
 };
-
-static int kprint_tr_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /*
  * The bytes the kernel stored: /dev/kmsg writes every control byte and
@@ -56,8 +46,8 @@ static size_t kprint_tr_unescape(char *s, size_t len)
 
 	for (i = 0; i < len; i++) {
 		if (s[i] == '\\' && i + 3 < len && s[i + 1] == 'x' &&
-		    (hi = kprint_tr_hex(s[i + 2])) >= 0 &&
-		    (lo = kprint_tr_hex(s[i + 3])) >= 0) {
+		    (hi = kpc_hex_digit(s[i + 2])) >= 0 &&
+		    (lo = kpc_hex_digit(s[i + 3])) >= 0) {
 			s[o++] = (char)(hi << 4 | lo);
 			i += 3;
 		} else {

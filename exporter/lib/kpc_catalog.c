@@ -16,6 +16,7 @@
 
 #include "kpc_catalog.h"
 #include "kpc_catalog_fmt.h"
+#include "kpc_parse.h"
 #include "kpc_utf8.h"
 
 #define KPC_CATALOG_FILE_MAX	(64u << 20)
@@ -110,17 +111,6 @@ static bool kpc_po_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-static int kpc_po_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * One "..." string at p (the line's rest from the quote), unescaped onto
  * b.  Only blanks may follow it.
@@ -151,7 +141,7 @@ static int kpc_po_string(struct kpc_po *po, const char *p, const char *end,
 			p--;
 		} else if (*p == 'x') {
 			/* \xhh...: every hex digit that follows, as in C. */
-			for (i = 0; p + 1 < end && (d = kpc_po_hex(p[1])) >= 0; i++, p++)
+			for (i = 0; p + 1 < end && (d = kpc_hex_digit(p[1])) >= 0; i++, p++)
 				v = v > 0xff ? v : v * 16 + d;
 			if (!i)
 				return kpc_po_fail(po, po->line, "\\x without a hex digit");

@@ -4,8 +4,7 @@
 
 #include "kpc_parse.h"
 
-/* The value of digit c, or 16 (a digit of no base taken) for anything else. */
-static unsigned int kpc_digit(char c)
+int kpc_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -13,7 +12,15 @@ static unsigned int kpc_digit(char c)
 		return c - 'a' + 10;
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
-	return 16;
+	return -1;
+}
+
+/* The value of digit c, or 16 (a digit of no base taken) for anything else. */
+static unsigned int kpc_digit(char c)
+{
+	int d = kpc_hex_digit(c);
+
+	return d < 0 ? 16 : d;
 }
 
 int kpc_parse_u64(const char *s, int base, uint64_t max, uint64_t *out)

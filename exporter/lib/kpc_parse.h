@@ -24,4 +24,12 @@
  */
 int kpc_parse_u64(const char *s, int base, uint64_t max, uint64_t *out);
 
+/*
+ * kpc_hex_digit() - the value of a hexadecimal digit
+ * @c: 0-9, a-f or A-F
+ *
+ * Return: 0 to 15; -1 for any other character.
+ */
+int kpc_hex_digit(char c);
+
 #endif /* KPC_PARSE_H */
