@@ -145,12 +145,8 @@ try:
          "SPACE on a row shows it too")
     b.key(Keys.ESCAPE)
 
-    # err+ and the text filter from the keyboard, from the top of the page.
-    b.js("const h = document.querySelector('h1'); h.tabIndex = -1; h.focus()")
-    level = b.tab_to(lambda el: el.get_attribute("id") == "f-level")
-    if level:
-        for _ in range(4):      # any, emerg, alert+, crit+, err+
-            b.key(Keys.ARROW_DOWN)
+    # err+ from the keyboard, from the top of the page.
+    level = b.level_from_top(4)
     shown = b.until(lambda: sorted(r.get_attribute("data-level") for r in
                                    b.d.find_elements(By.CSS_SELECTOR, ".row"))
                     == ["alert", "crit", "emerg", "err", "err"] and "level=err%2B" in b.d.current_url,

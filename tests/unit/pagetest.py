@@ -98,6 +98,17 @@ class Browser:
                 return el
         return None
 
+    def level_from_top(self, steps):
+        """From the top of the page (the heading takes the focus, not a
+        control), TAB to the level filter and press DOWN steps times (4:
+        any, emerg, alert+, crit+, err+); the select, or None."""
+        self.js("const h = document.querySelector('h1'); h.tabIndex = -1; h.focus()")
+        level = self.tab_to(lambda el: el.get_attribute("id") == "f-level")
+        if level:
+            for _ in range(steps):
+                self.key(Keys.ARROW_DOWN)
+        return level
+
     def screenshot(self, name):
         out = os.path.join(REPO, ".output", name)
         os.makedirs(os.path.dirname(out), exist_ok=True)
