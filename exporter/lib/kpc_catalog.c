@@ -139,6 +139,8 @@ static int kpc_po_string(struct kpc_po *po, const char *p, const char *end,
 			for (i = 0; i < 3 && p < end && *p >= '0' && *p <= '7'; i++, p++)
 				v = v * 8 + (*p - '0');
 			p--;
+			if (v > 0xff)
+				return kpc_po_fail(po, po->line, "octal escape past \\377");
 		} else if (*p == 'x') {
 			/* \xhh...: every hex digit that follows, as in C. */
 			for (i = 0; p + 1 < end && (d = kpc_hex_digit(p[1])) >= 0; i++, p++)
@@ -147,7 +149,7 @@ static int kpc_po_string(struct kpc_po *po, const char *p, const char *end,
 				return kpc_po_fail(po, po->line, "\\x without a hex digit");
 			if (v > 0xff)
 				return kpc_po_fail(po, po->line, "\\x escape past 0xff");
-		} else if ((s = strchr(simple, *p)) && !((s - simple) & 1)) {
+		} else if (*p && (s = strchr(simple, *p)) && !((s - simple) & 1)) {
 			v = (unsigned char)s[1];
 		} else {
 			return kpc_po_fail(po, po->line, "unknown escape \\%c", *p);

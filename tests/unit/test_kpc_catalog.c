@@ -144,6 +144,8 @@ static void test_syntax_errors(void)
 	refused("text after a string", "msgid \"a\" x\nmsgstr \"b\"\n", 1, "after a string");
 	refused("an unknown escape", "msgid \"a\"\nmsgstr \"\\q\"\n", 2, "unknown escape \\q");
 	refused("\\x without digits", "msgid \"a\"\nmsgstr \"\\xg\"\n", 2, "\\x without");
+	refused("an octal escape past \\377", "msgid \"a\"\nmsgstr \"b\\400c\"\n", 2,
+		"octal escape past \\377");
 	refused("a NUL escape", "msgid \"a\"\nmsgstr \"\\0\"\n", 2, "NUL");
 	refused("msgstr without msgid", "# c\nmsgstr \"b\"\n", 2, "msgstr without a msgid");
 	refused("msgid without msgstr", "msgid \"a\"\n\nmsgid \"b\"\nmsgstr \"c\"\n", 3,
