@@ -80,6 +80,13 @@ logged() {
 	return "${PIPESTATUS[0]}"
 }
 
+# build_id KO: the GNU build ID of a module file; loaded_build_id: kprint's
+# in the kernel (the note's last 20 bytes).
+build_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3 }'; }
+loaded_build_id() {
+	od -An -tx1 -v /sys/module/kprint/notes/.note.gnu.build-id 2>/dev/null | tr -d ' \n' | tail -c 40
+}
+
 serving() { curl -sf -m 5 "http://127.0.0.1:$PORT/metrics" >/dev/null; }
 reload_state() { echo "$(metric kprint_exporter_module_reloads_total) $(metric kprint_exporter_ingest_up)"; }
 is() { [ "$("${@:2}")" = "$1" ]; }
@@ -131,9 +138,11 @@ guest() {
 		check "modinfo finds DKMS's kprint.ko" \
 			grep -qE "^/lib/modules/$kver/updates/dkms/kprint\.ko" <<<"$ko"
 		check "modprobe kprint" modprobe kprint
-		check_eq "the loaded kprint.ko is DKMS's" \
-			"$(cat /sys/module/kprint/srcversion 2>&1)" "$(modinfo -F srcversion "$ko")"
 	fi
+	local id
+	id=$(build_id "$ko")
+	check_eq "the loaded kprint.ko is $ko (build ID ${id:0:12})" \
+		"$(loaded_build_id)" "${id:-no build ID in $ko}"
 	check_eq "kprint-exporter.service is enabled" "$(systemctl is-enabled kprint-exporter)" enabled
 	stage "the unit starts"
 	check "the unit serves /metrics on 127.0.0.1:$PORT" busywait 60 serving
