@@ -42,18 +42,12 @@ PORT=9464
 
 # ---------------------------------------------------------------- the guest
 
-# metric NAME_AND_LABELS: one sample of the exporter's /metrics, or "absent".
-metric() {
-	curl -s -m 10 "http://127.0.0.1:$PORT/metrics" |
-		awk -v want="$1" '{ v = $NF; sub(/ [^ ]*$/, "") } $0 == want { print v; f = 1; exit }
-			END { if (!f) print "absent" }'
-}
-
-# format_count TOKEN: the BPF count of the kprint format holding TOKEN.
+# format_count TOKEN: the BPF count of the kprint format holding TOKEN
+# (tests/e2e/lib.sh's get, scrape and metric read the rest).
 format_count() {
-	curl -s -m 10 "http://127.0.0.1:$PORT/metrics" |
-		awk -v tok="$1" '/^kprint_format_messages_total\{/ && index($0, tok) { n += $NF; f = 1 }
-			END { print f ? n : "absent" }'
+	get /metrics >/dev/null
+	awk -v tok="$1" '/^kprint_format_messages_total\{/ && index($0, tok) { n += $NF; f = 1 }
+		END { print f ? n : "absent" }' "$WORK/body"
 }
 
 # busywait SECONDS CMD...: until CMD succeeds, at most SECONDS.
@@ -88,7 +82,7 @@ loaded_build_id() {
 }
 
 serving() { curl -sf -m 5 "http://127.0.0.1:$PORT/metrics" >/dev/null; }
-reload_state() { echo "$(metric kprint_exporter_module_reloads_total) $(metric kprint_exporter_ingest_up)"; }
+reload_state() { echo "$(scrape kprint_exporter_module_reloads_total) $(scrape kprint_exporter_ingest_up)"; }
 is() { [ "$("${@:2}")" = "$1" ]; }
 
 guest() {
@@ -152,7 +146,7 @@ guest() {
 	check_eq "its process has no capability effective once running (CapEff)" \
 		"$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status" 2>&1)" 0000000000000000
 	local up
-	up="$(metric kprint_exporter_ingest_up) $(metric kprint_bpf_up)"
+	up="$(scrape kprint_exporter_ingest_up) $(scrape kprint_bpf_up)"
 	check_eq "it is subscribed, its BPF counters loaded in the unit's sandbox" "$up" "1 1"
 	[ "$up" = "1 1" ] || journalctl -u kprint-exporter -q --no-pager | sed 's/^/# journal: /'
 
@@ -171,7 +165,7 @@ guest() {
 
 	# The module unloaded and loaded again under the running unit.
 	local reloads
-	reloads=$(metric kprint_exporter_module_reloads_total)
+	reloads=$(scrape kprint_exporter_module_reloads_total)
 	stage "kprint.ko unloaded and loaded again"
 	if [ "$full" = 1 ]; then
 		check "modprobe -r kprint under the running unit" modprobe -r kprint
@@ -190,14 +184,14 @@ guest() {
 	local received resyncs flood=2000
 	stage "a burst of $flood records"
 	if insmod kernel/test/kprint_test.ko; then
-		received=$(metric kprint_exporter_records_received_total)
-		resyncs=$(metric kprint_exporter_resyncs_total)
+		received=$(scrape kprint_exporter_records_received_total)
+		resyncs=$(scrape kprint_exporter_resyncs_total)
 		echo "$flood" >/sys/module/kprint_test/parameters/flood
 		check "the unit receives all $flood records of a burst" busywait 60 \
-			is "$((received + flood))" metric kprint_exporter_records_received_total
+			is "$((received + flood))" scrape kprint_exporter_records_received_total
 		check "its socket overran and it resynced from the ring, without capabilities" \
-			[ "$(metric kprint_exporter_resyncs_total)" -gt "$resyncs" ]
-		check_eq "nothing lost" "$(metric 'kprint_exporter_records_lost_total{reason="overwritten"}')/$(metric 'kprint_exporter_records_lost_total{reason="missing"}')" 0/0
+			[ "$(scrape kprint_exporter_resyncs_total)" -gt "$resyncs" ]
+		check_eq "nothing lost" "$(scrape 'kprint_exporter_records_lost_total{reason="overwritten"}')/$(scrape 'kprint_exporter_records_lost_total{reason="missing"}')" 0/0
 		rmmod kprint_test
 	else
 		not_ok "insmod kprint_test.ko (built for $kver) beside the kprint.ko loaded"
@@ -236,8 +230,9 @@ guest() {
 
 if [ "${1:-}" = --guest ]; then
 	shift
+	. tests/e2e/lib.sh
 	guest "$@"
-	tap_exit
+	finish
 fi
 
 # ---------------------------------------------------------------- the host
