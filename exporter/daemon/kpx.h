@@ -286,6 +286,35 @@ char *kpx_metrics_render(struct kpx_metrics *m, size_t *len);
 char *kpx_formats_json(struct kpx_metrics *m, int *status);
 
 /*
+ * /metrics' two expositions (kpx_metrics.c), one writer: the Prometheus
+ * text format 0.0.4, or OpenMetrics 1.0.0 (counter families named without
+ * _total, exemplars on the per-format counters, "# EOF").  A family
+ * written from outside kpx_metrics.c takes its HELP and TYPE from
+ * kpx_expo_head() and writes its samples to out, in either format.
+ */
+enum kpx_expo_format {
+	KPX_EXPO_TEXT,
+	KPX_EXPO_OPENMETRICS,
+};
+
+struct kpx_latest_set;
+
+struct kpx_expo {
+	FILE *out;
+	enum kpx_expo_format format;
+	const struct kpx_latest_set *latest;	/* exemplars; NULL: none */
+};
+
+/* The exposition an Accept header (NULL: none) asks for; text by default. */
+enum kpx_expo_format kpx_metrics_negotiate(const char *accept);
+const char *kpx_metrics_content_type(enum kpx_expo_format format);
+/* The whole /metrics page in format (malloc'd) or NULL. */
+char *kpx_metrics_render_as(struct kpx_metrics *m, enum kpx_expo_format format, size_t *len);
+void kpx_expo_head(struct kpx_expo *e, const struct kpx_metric_def *d);
+/* FNV-1a 64 of "subsystem\0module\0", the BPF maps' tags_id (kpx_replay.c). */
+uint64_t kpx_tags_id(const char *subsystem, const char *module);
+
+/*
  * Per-format counts built from records, keyed as the BPF maps are: format
  * id, tags id (FNV-1a 64 of "subsystem\0module\0"), level and class.
  */

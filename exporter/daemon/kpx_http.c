@@ -45,7 +45,6 @@
 #define KPX_HTTP_MEMORY		(64 * 1024)
 #define KPX_HTTP_STREAM_STALL_S	60	/* an /events client taking nothing */
 
-#define KPX_CT_METRICS	"text/plain; version=0.0.4; charset=utf-8"
 #define KPX_CT_JSON	"application/json"
 #define KPX_CT_TEXT	"text/plain; charset=utf-8"
 /*
@@ -531,6 +530,36 @@ static void *kpx_watchdog(void *arg)
 	return NULL;
 }
 
+/*
+ * /metrics in the exposition the Accept header asks for, with Vary: Accept
+ * on either, so that a cache between us and a scraper keeps them apart.
+ */
+static enum MHD_Result kpx_metrics_reply(struct kpx_http *h, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_ACCEPT);
+	enum kpx_expo_format format = kpx_metrics_negotiate(accept);
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	size_t len;
+	char *body;
+
+	body = kpx_metrics_render_as(h->metrics, format, &len);
+	if (!body)
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				kpx_metrics_content_type(format));
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static int kpx_req_marker;
 
 static const char *kpx_telemetry(const struct kpx_http *h)
@@ -547,7 +576,6 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	struct kpx_http *h = sv->h;
 	const char *arg = NULL;
 	int status;
-	size_t len;
 	char *body;
 
 	(void)version;
@@ -615,13 +643,8 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 					       "out of memory", NULL);
 		return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
 	}
-	if (!strcmp(url, "/metrics")) {
-		body = kpx_metrics_render(h->metrics, &len);
-		if (!body)
-			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					       "out of memory", NULL);
-		return kpx_reply(c, MHD_HTTP_OK, KPX_CT_METRICS, body, len, true);
-	}
+	if (!strcmp(url, "/metrics"))
+		return kpx_metrics_reply(h, c);
 	/* /formats */
 	body = kpx_formats_json(h->metrics, &status);
 	if (!body)

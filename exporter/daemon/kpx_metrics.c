@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /metrics in the Prometheus text exposition format 0.0.4, and /formats.
+ * /metrics in the Prometheus text exposition format 0.0.4 or in
+ * OpenMetrics 1.0.0, as the scraper's Accept asks, and /formats.
  *
  * Counts come from the pinned BPF maps and the module's counters at each
  * scrape, so a restarted exporter reports the same totals: nothing here
  * accumulates what the kernel already counts.
+ *
+ * One writer for both expositions: for what we serve they differ in three
+ * places only, all in here (kpx_head(), kpx_exemplar(), the end of
+ * kpx_metrics_render_as()): a counter's family is named without its _total
+ * in HELP and TYPE, each per-format counter carries an exemplar (the newest
+ * record of it the store holds), and the page ends in "# EOF".
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "kpx.h"
@@ -103,12 +111,25 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"How long this scrape took to collect." },
 };
 
-/* A family's HELP and TYPE lines; its samples follow right after. */
-static void kpx_head(FILE *out, enum kpx_metric m)
+/*
+ * A family's HELP and TYPE lines; its samples follow right after.  In
+ * OpenMetrics a counter family is named without the _total its samples
+ * carry (the spec's "counter" type: samples NAME_total).
+ */
+void kpx_expo_head(struct kpx_expo *e, const struct kpx_metric_def *d)
 {
-	const struct kpx_metric_def *d = &kpx_metric_defs[m];
+	size_t len = strlen(d->name);
 
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name, d->type);
+	if (e->format == KPX_EXPO_OPENMETRICS && !strcmp(d->type, "counter") &&
+	    len > 6 && !strcmp(d->name + len - 6, "_total"))
+		len -= 6;
+	fprintf(e->out, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, d->name, d->help,
+		(int)len, d->name, d->type);
+}
+
+static void kpx_head(struct kpx_expo *e, enum kpx_metric m)
+{
+	kpx_expo_head(e, &kpx_metric_defs[m]);
 }
 
 /* A sample without labels. */
@@ -166,13 +187,170 @@ static int kpx_count_cmp(const void *a, const void *b)
 }
 
 /*
+ * The newest record the store holds of one per-format series, for its
+ * exemplar: the series' key as the BPF maps have it, and which of the
+ * family's sources it counts under.
+ */
+struct kpx_latest {
+	uint64_t format_id;
+	uint64_t tags_id;
+	uint32_t level;
+	uint32_t class;
+	uint32_t source;		/* enum kpc_bpf_source, or KPX_LATEST_REPLAY */
+	uint64_t pos;			/* in the store: the newest wins */
+	uint64_t seq;
+	uint64_t ts_real_ns;
+};
+
+/* A replay's records all count under source "replay", whatever made them. */
+#define KPX_LATEST_REPLAY	KPC_BPF_NR_SOURCES
+
+struct kpx_latest_set {
+	struct kpx_latest *l;		/* by key, one per key */
+	size_t n;
+	uint32_t instance;		/* the store's: every record it holds is of it */
+};
+
+static int kpx_latest_key_cmp(const struct kpx_latest *x, const struct kpx_latest *y)
+{
+	if (x->source != y->source)
+		return x->source < y->source ? -1 : 1;
+	if (x->format_id != y->format_id)
+		return x->format_id < y->format_id ? -1 : 1;
+	if (x->tags_id != y->tags_id)
+		return x->tags_id < y->tags_id ? -1 : 1;
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	if (x->class != y->class)
+		return x->class < y->class ? -1 : 1;
+	return 0;
+}
+
+static int kpx_latest_cmp(const void *a, const void *b)
+{
+	const struct kpx_latest *x = a, *y = b;
+	int c = kpx_latest_key_cmp(x, y);
+
+	if (c)
+		return c;
+	return x->pos == y->pos ? 0 : x->pos > y->pos ? -1 : 1;
+}
+
+/*
+ * Every series' newest record among those the store holds, so that an
+ * exemplar names a record /records can still give.  Sorting a copy of the
+ * keys costs a millisecond for the default 10,000 records, and only
+ * OpenMetrics scrapes pay it; keeping a table up to date at every record
+ * instead would cost ingest on every record for every scrape's sake.
+ * Returns 0 (set->n 0 when there is nothing), or -ENOMEM.
+ */
+static int kpx_latest_collect(struct kpx_store *s, struct kpx_latest_set *set)
+{
+	size_t i, j;
+
+	memset(set, 0, sizeof(*set));
+	pthread_mutex_lock(&s->lock);
+	set->instance = s->instance;
+	if (s->n)
+		set->l = malloc(s->n * sizeof(*set->l));
+	if (s->n && !set->l) {
+		pthread_mutex_unlock(&s->lock);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->n; i++) {
+		uint64_t pos = s->received - 1 - i;
+		const struct kpc_record *r = kpx_store_at(s, pos);
+		struct kpx_latest *l = &set->l[set->n];
+
+		if (!r)
+			continue;
+		if (s->replay)
+			l->source = KPX_LATEST_REPLAY;
+		else if (r->source == KPRINT_SOURCE_KPRINT)
+			l->source = KPC_BPF_KPRINT;
+		else if (r->source == KPRINT_SOURCE_PRINTK)
+			l->source = KPC_BPF_PRINTK;
+		else
+			continue;
+		l->format_id = r->format_id;
+		l->tags_id = kpx_tags_id(r->subsystem, r->module);
+		l->level = r->level;
+		l->class = r->class;
+		l->pos = pos;
+		l->seq = r->seq;
+		l->ts_real_ns = r->ts_real_ns;
+		set->n++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!set->n)
+		return 0;
+	qsort(set->l, set->n, sizeof(*set->l), kpx_latest_cmp);
+	/* The first of each key is its newest: keep it alone. */
+	for (i = 1, j = 1; i < set->n; i++)
+		if (kpx_latest_key_cmp(&set->l[i], &set->l[j - 1]))
+			set->l[j++] = set->l[i];
+	set->n = j;
+	return 0;
+}
+
+static const struct kpx_latest *kpx_latest_find(const struct kpx_latest_set *set,
+						uint32_t source,
+						const struct kpc_format_count *f)
+{
+	struct kpx_latest key = {
+		.format_id = f->format_id, .tags_id = f->tags_id, .level = f->level,
+		.class = f->class, .source = source,
+	};
+	size_t lo = 0, hi = set ? set->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = kpx_latest_key_cmp(&key, &set->l[mid]);
+
+		if (!c)
+			return &set->l[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/*
+ * A per-format counter's exemplar in OpenMetrics: the newest record of the
+ * series, by its seq and the module instance of the store (the INSTANCE
+ * of /events ids), so that a graph's point leads to the record:
+ * /records?format_id=F&after=SEQ-1&limit=1.  Its value is the one message
+ * the record counted; its timestamp the record's own, so that a scrape
+ * that finds no newer record repeats the exemplar Prometheus already has
+ * (a duplicate, not stored again).  The labels take at most 47 of the 128
+ * characters the spec allows.  Nothing when the store holds no record of
+ * the series (overwritten, or a printk not bridged).
+ */
+static void kpx_exemplar(struct kpx_expo *e, uint32_t source, const struct kpc_format_count *f)
+{
+	const struct kpx_latest *l;
+
+	if (e->format != KPX_EXPO_OPENMETRICS)
+		return;
+	l = kpx_latest_find(e->latest, source, f);
+	if (!l)
+		return;
+	fprintf(e->out, " # {seq=\"%" PRIu64 "\",kprint_instance=\"%08" PRIx32 "\"} 1",
+		l->seq, e->latest->instance);
+	if (l->ts_real_ns)
+		fprintf(e->out, " %" PRIu64 ".%09" PRIu64, l->ts_real_ns / 1000000000,
+			l->ts_real_ns % 1000000000);
+}
+
+/*
  * Every series of the family has the same labels, printk's too (class
  * "none", empty tags), so that aggregations see one shape; the overflow
  * series has them all empty.
  */
-void kpx_metrics_formats(FILE *out, const char *source,
-			 struct kpc_format_count *f, size_t n,
-			 unsigned int max_series)
+static void kpx_formats_write(struct kpx_expo *e, uint32_t source, const char *name,
+			      struct kpc_format_count *f, size_t n, unsigned int max_series)
 {
 	uint64_t rest = 0;
 	size_t i;
@@ -191,21 +369,33 @@ void kpx_metrics_formats(FILE *out, const char *source,
 			rest += f[i].count;
 			continue;
 		}
-		fprintf(out, "%s{source=\"%s\",format_id=\"%016"
+		fprintf(e->out, "%s{source=\"%s\",format_id=\"%016"
 			PRIx64 "\",level=\"%s\",class=\"%s\",subsystem=\"",
-			kpx_metric_name(KPX_M_FORMAT_MESSAGES), source, f[i].format_id, level ? level : "unknown", class ? class : "unknown");
-		kpx_label_escape(out, f[i].subsystem);
-		fputs("\",module=\"", out);
-		kpx_label_escape(out, f[i].module);
-		fputs("\",format=\"", out);
-		kpx_label_escape(out, f[i].format);
-		fprintf(out, "\"} %" PRIu64 "\n", f[i].count);
+			kpx_metric_name(KPX_M_FORMAT_MESSAGES), name, f[i].format_id,
+			level ? level : "unknown", class ? class : "unknown");
+		kpx_label_escape(e->out, f[i].subsystem);
+		fputs("\",module=\"", e->out);
+		kpx_label_escape(e->out, f[i].module);
+		fputs("\",format=\"", e->out);
+		kpx_label_escape(e->out, f[i].format);
+		fprintf(e->out, "\"} %" PRIu64, f[i].count);
+		kpx_exemplar(e, source, &f[i]);
+		fputc('\n', e->out);
 	}
 	if (n > max_series)
-		fprintf(out, "%s{source=\"%s\",format_id=\"\","
+		fprintf(e->out, "%s{source=\"%s\",format_id=\"\","
 			"level=\"\",class=\"\",subsystem=\"\",module=\"\","
 			"format=\"__overflow__\"} %" PRIu64 "\n",
-			kpx_metric_name(KPX_M_FORMAT_MESSAGES), source, rest);
+			kpx_metric_name(KPX_M_FORMAT_MESSAGES), name, rest);
+}
+
+void kpx_metrics_formats(FILE *out, const char *source,
+			 struct kpc_format_count *f, size_t n,
+			 unsigned int max_series)
+{
+	struct kpx_expo e = { .out = out, .format = KPX_EXPO_TEXT };
+
+	kpx_formats_write(&e, KPX_LATEST_REPLAY, source, f, n, max_series);
 }
 
 static void kpx_metrics_failures(FILE *out, const char *source,
@@ -234,7 +424,7 @@ static int kpx_ratelimit_cmp(const void *a, const void *b)
  * One series per caller name: the states' addresses are kernel pointers,
  * not for a scraper, and one function may use several states.
  */
-static void kpx_metrics_ratelimit(FILE *out, struct kpx_metrics *m)
+static void kpx_metrics_ratelimit(struct kpx_expo *e, struct kpx_metrics *m)
 {
 	struct kpc_ratelimit_count *r = NULL;
 	size_t n = 0, i;
@@ -249,21 +439,21 @@ static void kpx_metrics_ratelimit(FILE *out, struct kpx_metrics *m)
 			n = 0;
 		}
 	}
-	kpx_head(out, KPX_M_RATELIMIT_SUPPRESSED);
+	kpx_head(e, KPX_M_RATELIMIT_SUPPRESSED);
 	if (n)
 		qsort(r, n, sizeof(*r), kpx_ratelimit_cmp);
 	for (i = 0; i < n; i++) {
 		sum = r[i].suppressed;
 		while (i + 1 < n && !strcmp(r[i].func, r[i + 1].func))
 			sum += r[++i].suppressed;
-		fprintf(out, "%s{function=\"", kpx_metric_name(KPX_M_RATELIMIT_SUPPRESSED));
-		kpx_label_escape(out, r[i].func);
-		fprintf(out, "\"} %" PRIu64 "\n", sum);
+		fprintf(e->out, "%s{function=\"", kpx_metric_name(KPX_M_RATELIMIT_SUPPRESSED));
+		kpx_label_escape(e->out, r[i].func);
+		fprintf(e->out, "\"} %" PRIu64 "\n", sum);
 	}
 	free(r);
 }
 
-static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
+static void kpx_metrics_bpf(struct kpx_expo *e, struct kpx_metrics *m)
 {
 	struct kprint_counter_totals t;
 	struct kpc_format_count *f[KPC_BPF_NR_SOURCES] = { NULL };
@@ -288,48 +478,49 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
 		have_totals = !err;
 	}
 
-	kpx_head(out, KPX_M_BPF_UP);
-	kpx_sample(out, KPX_M_BPF_UP, m->bpf ? 1 : 0);
-	kpx_head(out, KPX_M_BPF_ATTACHED);
+	kpx_head(e, KPX_M_BPF_UP);
+	kpx_sample(e->out, KPX_M_BPF_UP, m->bpf ? 1 : 0);
+	kpx_head(e, KPX_M_BPF_ATTACHED);
 	for (src = 0; m->bpf && src < KPC_BPF_NR_SOURCES; src++)
-		kpx_sample1(out, KPX_M_BPF_ATTACHED, "source", kpc_bpf_source_name(src),
+		kpx_sample1(e->out, KPX_M_BPF_ATTACHED, "source", kpc_bpf_source_name(src),
 			    kpc_bpf_status(m->bpf, src)->attached ? 1 : 0);
 
-	kpx_head(out, KPX_M_FORMAT_MESSAGES);
+	kpx_head(e, KPX_M_FORMAT_MESSAGES);
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
-		kpx_metrics_formats(out, kpc_bpf_source_name(src), f[src], n[src],
-				    m->max_series);
+		kpx_formats_write(e, src, kpc_bpf_source_name(src), f[src], n[src],
+				  m->max_series);
 	/* The same family and labels: dashboards work on a replay as they are. */
 	if (m->store->replay)
-		kpx_metrics_formats(out, "replay", m->replay, m->nreplay, m->max_series);
+		kpx_formats_write(e, KPX_LATEST_REPLAY, "replay", m->replay, m->nreplay,
+				  m->max_series);
 
 	/* Each family's samples right after its own HELP and TYPE. */
-	kpx_head(out, KPX_M_BPF_MESSAGES);
+	kpx_head(e, KPX_M_BPF_MESSAGES);
 	for (src = 0; have_totals && src < KPC_BPF_NR_SOURCES; src++)
-		kpx_sample1(out, KPX_M_BPF_MESSAGES, "source", kpc_bpf_source_name(src),
+		kpx_sample1(e->out, KPX_M_BPF_MESSAGES, "source", kpc_bpf_source_name(src),
 			    kpc_bpf_seen(&t, src));
-	kpx_head(out, KPX_M_BPF_OVERFLOW);
+	kpx_head(e, KPX_M_BPF_OVERFLOW);
 	for (src = 0; have_totals && src < KPC_BPF_NR_SOURCES; src++)
-		kpx_sample1(out, KPX_M_BPF_OVERFLOW, "source", kpc_bpf_source_name(src),
+		kpx_sample1(e->out, KPX_M_BPF_OVERFLOW, "source", kpc_bpf_source_name(src),
 			    kpc_bpf_not_counted(&t, src));
-	kpx_head(out, KPX_M_BPF_UPDATE_FAILURES);
+	kpx_head(e, KPX_M_BPF_UPDATE_FAILURES);
 	if (have_totals) {
-		kpx_metrics_failures(out, "kprint", &t.kprint_failed);
-		kpx_metrics_failures(out, "printk", &t.printk_failed);
-		kpx_metrics_failures(out, "ratelimit", &t.ratelimit_failed);
+		kpx_metrics_failures(e->out, "kprint", &t.kprint_failed);
+		kpx_metrics_failures(e->out, "printk", &t.printk_failed);
+		kpx_metrics_failures(e->out, "ratelimit", &t.ratelimit_failed);
 	}
-	kpx_head(out, KPX_M_BPF_PRINTK_HOOK);
+	kpx_head(e, KPX_M_BPF_PRINTK_HOOK);
 	if (have_totals) {
-		kpx_sample1(out, KPX_M_BPF_PRINTK_HOOK, "hook", "vprintk_emit", t.printk_plain);
-		kpx_sample1(out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
+		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "vprintk_emit", t.printk_plain);
+		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
 	}
-	kpx_head(out, KPX_M_BPF_INFLIGHT_LOST);
+	kpx_head(e, KPX_M_BPF_INFLIGHT_LOST);
 	if (have_totals)
-		kpx_sample(out, KPX_M_BPF_INFLIGHT_LOST, t.inflight_lost);
-	kpx_head(out, KPX_M_RATELIMIT_CALLS);
+		kpx_sample(e->out, KPX_M_BPF_INFLIGHT_LOST, t.inflight_lost);
+	kpx_head(e, KPX_M_RATELIMIT_CALLS);
 	if (have_totals)
-		kpx_sample(out, KPX_M_RATELIMIT_CALLS, t.ratelimit_calls);
-	kpx_metrics_ratelimit(out, m);
+		kpx_sample(e->out, KPX_M_RATELIMIT_CALLS, t.ratelimit_calls);
+	kpx_metrics_ratelimit(e, m);
 	for (src = 0; src < KPC_BPF_NR_SOURCES; src++)
 		free(f[src]);
 }
@@ -339,24 +530,31 @@ static void kpx_metrics_bpf(FILE *out, struct kpx_metrics *m)
  * kprint.ko without the bridge has no such families, rather than zeros
  * that would read as "on, nothing lost".
  */
-void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st)
+static void kpx_bridge_write(struct kpx_expo *e, const struct kpc_stats *st)
 {
 	if (!kpc_stats_has_bridge(st))
 		return;
-	kpx_head(out, KPX_M_BRIDGE_ENABLED);
-	kpx_sample(out, KPX_M_BRIDGE_ENABLED, st->bridge ? 1 : 0);
-	kpx_head(out, KPX_M_BRIDGE_RECORDS);
-	kpx_sample(out, KPX_M_BRIDGE_RECORDS, st->bridged);
-	kpx_head(out, KPX_M_BRIDGE_SKIPPED);
-	kpx_sample(out, KPX_M_BRIDGE_SKIPPED, st->bridge_skipped);
-	kpx_head(out, KPX_M_BRIDGE_DROPPED);
-	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "nmi", st->bridge_dropped_nmi);
-	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "recursion",
+	kpx_head(e, KPX_M_BRIDGE_ENABLED);
+	kpx_sample(e->out, KPX_M_BRIDGE_ENABLED, st->bridge ? 1 : 0);
+	kpx_head(e, KPX_M_BRIDGE_RECORDS);
+	kpx_sample(e->out, KPX_M_BRIDGE_RECORDS, st->bridged);
+	kpx_head(e, KPX_M_BRIDGE_SKIPPED);
+	kpx_sample(e->out, KPX_M_BRIDGE_SKIPPED, st->bridge_skipped);
+	kpx_head(e, KPX_M_BRIDGE_DROPPED);
+	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "nmi", st->bridge_dropped_nmi);
+	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "recursion",
 		    st->bridge_dropped_recursion);
-	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "scratch", st->bridge_dropped_scratch);
-	kpx_sample1(out, KPX_M_BRIDGE_DROPPED, "reason", "missed", st->bridge_missed);
-	kpx_head(out, KPX_M_BRIDGE_BACKLOG);
-	kpx_sample(out, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
+	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "scratch", st->bridge_dropped_scratch);
+	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "missed", st->bridge_missed);
+	kpx_head(e, KPX_M_BRIDGE_BACKLOG);
+	kpx_sample(e->out, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
+}
+
+void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st)
+{
+	struct kpx_expo e = { .out = out, .format = KPX_EXPO_TEXT };
+
+	kpx_bridge_write(&e, st);
 }
 
 /*
@@ -382,30 +580,30 @@ static const struct kpx_metric_def kpx_rl_hook_defs[] = {
 	  "___ratelimit() calls the kretprobe missed (its nmissed): not seen at all." },
 };
 
-static void kpx_rl_hook(FILE *out, unsigned int i, uint64_t v)
+static void kpx_rl_hook(struct kpx_expo *e, unsigned int i, uint64_t v)
 {
 	const struct kpx_metric_def *d = &kpx_rl_hook_defs[i];
 
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n%s %" PRIu64 "\n", d->name, d->help, d->name,
-		d->type, d->name, v);
+	kpx_expo_head(e, d);
+	fprintf(e->out, "%s %" PRIu64 "\n", d->name, v);
 }
 
 /*
  * Only when the module sends them all: a kprint.ko without the hook has no
  * such families, rather than zeros that would read as "on, nothing lost".
  */
-static void kpx_metrics_ratelimit_hook(FILE *out, const struct kpc_stats *st)
+static void kpx_metrics_ratelimit_hook(struct kpx_expo *e, const struct kpc_stats *st)
 {
 	if (!kpc_stats_has_ratelimit(st))
 		return;
-	kpx_rl_hook(out, 0, st->ratelimit ? 1 : 0);
-	kpx_rl_hook(out, 1, st->ratelimit_queued);
-	kpx_rl_hook(out, 2, st->ratelimit_traced);
-	kpx_rl_hook(out, 3, st->ratelimit_lost);
-	kpx_rl_hook(out, 4, st->ratelimit_missed);
+	kpx_rl_hook(e, 0, st->ratelimit ? 1 : 0);
+	kpx_rl_hook(e, 1, st->ratelimit_queued);
+	kpx_rl_hook(e, 2, st->ratelimit_traced);
+	kpx_rl_hook(e, 3, st->ratelimit_lost);
+	kpx_rl_hook(e, 4, st->ratelimit_missed);
 }
 
-static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
+static void kpx_metrics_kernel(struct kpx_expo *e, struct kpx_metrics *m)
 {
 	struct kpc_stats st;
 	int err = -ENOTCONN;
@@ -423,16 +621,16 @@ static void kpx_metrics_kernel(FILE *out, struct kpx_metrics *m)
 		fprintf(stderr, "kprint_exporter: reading the module's counters: %s\n",
 			strerror(-err));
 	}
-	kpx_head(out, KPX_M_KERNEL_UP);
-	kpx_sample(out, KPX_M_KERNEL_UP, err ? 0 : 1);
+	kpx_head(e, KPX_M_KERNEL_UP);
+	kpx_sample(e->out, KPX_M_KERNEL_UP, err ? 0 : 1);
 	if (err)
 		return;
-	kpx_head(out, KPX_M_KERNEL_RECORDS);
-	kpx_sample(out, KPX_M_KERNEL_RECORDS, st.records);
-	kpx_head(out, KPX_M_KERNEL_OVERWRITTEN);
-	kpx_sample(out, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
-	kpx_metrics_bridge(out, &st);
-	kpx_metrics_ratelimit_hook(out, &st);
+	kpx_head(e, KPX_M_KERNEL_RECORDS);
+	kpx_sample(e->out, KPX_M_KERNEL_RECORDS, st.records);
+	kpx_head(e, KPX_M_KERNEL_OVERWRITTEN);
+	kpx_sample(e->out, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
+	kpx_bridge_write(e, &st);
+	kpx_metrics_ratelimit_hook(e, &st);
 }
 
 const char *const kpx_lost_names[KPX_NR_LOST] = {
@@ -441,7 +639,7 @@ const char *const kpx_lost_names[KPX_NR_LOST] = {
 };
 
 /* The /events families; all 0 where nothing serves streams. */
-static void kpx_metrics_events(FILE *out, struct kpx_events *ev)
+static void kpx_metrics_events(struct kpx_expo *e, struct kpx_events *ev)
 {
 	uint64_t streams = 0, refused = 0, sent = 0, lost[KPX_NR_LOST] = { 0 };
 
@@ -454,31 +652,31 @@ static void kpx_metrics_events(FILE *out, struct kpx_events *ev)
 		for (int i = 0; i < KPX_NR_LOST; i++)
 			lost[i] = __atomic_load_n(&ev->lost[i], __ATOMIC_RELAXED);
 	}
-	kpx_head(out, KPX_M_EVENT_STREAMS);
-	kpx_sample(out, KPX_M_EVENT_STREAMS, streams);
-	kpx_head(out, KPX_M_EVENT_STREAMS_REFUSED);
-	kpx_sample(out, KPX_M_EVENT_STREAMS_REFUSED, refused);
-	kpx_head(out, KPX_M_EVENTS_SENT);
-	kpx_sample(out, KPX_M_EVENTS_SENT, sent);
-	kpx_head(out, KPX_M_EVENTS_LOST);
+	kpx_head(e, KPX_M_EVENT_STREAMS);
+	kpx_sample(e->out, KPX_M_EVENT_STREAMS, streams);
+	kpx_head(e, KPX_M_EVENT_STREAMS_REFUSED);
+	kpx_sample(e->out, KPX_M_EVENT_STREAMS_REFUSED, refused);
+	kpx_head(e, KPX_M_EVENTS_SENT);
+	kpx_sample(e->out, KPX_M_EVENTS_SENT, sent);
+	kpx_head(e, KPX_M_EVENTS_LOST);
 	for (int i = 0; i < KPX_NR_LOST; i++)
-		kpx_sample1(out, KPX_M_EVENTS_LOST, "reason", kpx_lost_names[i], lost[i]);
+		kpx_sample1(e->out, KPX_M_EVENTS_LOST, "reason", kpx_lost_names[i], lost[i]);
 }
 
 /* One series per language; without --catalog, the family has none. */
-static void kpx_metrics_catalogs(FILE *out, struct kpx_catalogs *c)
+static void kpx_metrics_catalogs(struct kpx_expo *e, struct kpx_catalogs *c)
 {
 	struct kpx_catalog_set *set = kpx_catalogs_get(c);
 
-	kpx_head(out, KPX_M_CATALOG_TRANSLATIONS);
+	kpx_head(e, KPX_M_CATALOG_TRANSLATIONS);
 	/* Languages are checked at load: no label escaping needed. */
 	for (size_t i = 0; set && i < set->n; i++)
-		kpx_sample1(out, KPX_M_CATALOG_TRANSLATIONS, "language", set->l[i].lang,
+		kpx_sample1(e->out, KPX_M_CATALOG_TRANSLATIONS, "language", set->l[i].lang,
 			    kpc_catalog_stats(set->l[i].cat)->translated);
 	kpx_catalog_set_put(set);
 }
 
-static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forged)
+static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint64_t forged)
 {
 	struct kpx_store *s = m->store;
 	uint64_t received, lost[2], resyncs, malformed, reloads;
@@ -496,29 +694,29 @@ static void kpx_metrics_exporter(FILE *out, struct kpx_metrics *m, uint64_t forg
 	forged += s->forged;
 	pthread_mutex_unlock(&s->lock);
 
-	kpx_head(out, KPX_M_INGEST_UP);
-	kpx_sample(out, KPX_M_INGEST_UP, up);
-	kpx_head(out, KPX_M_MODULE_LOADED);
-	kpx_sample(out, KPX_M_MODULE_LOADED, loaded);
-	kpx_head(out, KPX_M_MODULE_RELOADS);
-	kpx_sample(out, KPX_M_MODULE_RELOADS, reloads);
-	kpx_head(out, KPX_M_RECORDS_RECEIVED);
-	kpx_sample(out, KPX_M_RECORDS_RECEIVED, received);
-	kpx_head(out, KPX_M_RECORDS_LOST);
-	kpx_sample1(out, KPX_M_RECORDS_LOST, "reason",
+	kpx_head(e, KPX_M_INGEST_UP);
+	kpx_sample(e->out, KPX_M_INGEST_UP, up);
+	kpx_head(e, KPX_M_MODULE_LOADED);
+	kpx_sample(e->out, KPX_M_MODULE_LOADED, loaded);
+	kpx_head(e, KPX_M_MODULE_RELOADS);
+	kpx_sample(e->out, KPX_M_MODULE_RELOADS, reloads);
+	kpx_head(e, KPX_M_RECORDS_RECEIVED);
+	kpx_sample(e->out, KPX_M_RECORDS_RECEIVED, received);
+	kpx_head(e, KPX_M_RECORDS_LOST);
+	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
 		    kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
-	kpx_sample1(out, KPX_M_RECORDS_LOST, "reason",
+	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
 		    kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
-	kpx_head(out, KPX_M_RESYNCS);
-	kpx_sample(out, KPX_M_RESYNCS, resyncs);
-	kpx_head(out, KPX_M_RECORDS_MALFORMED);
-	kpx_sample(out, KPX_M_RECORDS_MALFORMED, malformed);
-	kpx_head(out, KPX_M_FORGED_DATAGRAMS);
-	kpx_sample(out, KPX_M_FORGED_DATAGRAMS, forged);
-	kpx_metrics_events(out, m->events);
-	kpx_metrics_catalogs(out, m->catalogs);
-	kpx_head(out, KPX_M_BUILD_INFO);
-	kpx_sample1(out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);
+	kpx_head(e, KPX_M_RESYNCS);
+	kpx_sample(e->out, KPX_M_RESYNCS, resyncs);
+	kpx_head(e, KPX_M_RECORDS_MALFORMED);
+	kpx_sample(e->out, KPX_M_RECORDS_MALFORMED, malformed);
+	kpx_head(e, KPX_M_FORGED_DATAGRAMS);
+	kpx_sample(e->out, KPX_M_FORGED_DATAGRAMS, forged);
+	kpx_metrics_events(e, m->events);
+	kpx_metrics_catalogs(e, m->catalogs);
+	kpx_head(e, KPX_M_BUILD_INFO);
+	kpx_sample1(e->out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);
 }
 
 static double kpx_now(void)
@@ -529,37 +727,169 @@ static double kpx_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-char *kpx_metrics_render(struct kpx_metrics *m, size_t *len)
+/* One media range of an Accept header, "type/subtype;param=value;...". */
+struct kpx_media_range {
+	const char *type;
+	size_t type_len;
+	const char *version;		/* the version= parameter, or NULL */
+	size_t version_len;
+	double q;
+};
+
+static bool kpx_token_is(const char *s, size_t len, const char *want)
 {
+	return len == strlen(want) && !strncasecmp(s, want, len);
+}
+
+/* [s, end) without the spaces and tabs around it. */
+static void kpx_trim(const char **s, const char **end)
+{
+	while (*s < *end && (**s == ' ' || **s == '\t'))
+		(*s)++;
+	while (*end > *s && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
+		(*end)--;
+}
+
+/* One range of [s, end); false for one that does not parse, which is then ignored. */
+static bool kpx_media_range_parse(const char *s, const char *end, struct kpx_media_range *r)
+{
+	const char *semi = memchr(s, ';', end - s);
+	const char *type_end = semi ? semi : end;
+	const char *slash;
+
+	r->version = NULL;
+	r->q = 1.0;
+	kpx_trim(&s, &type_end);
+	slash = memchr(s, '/', type_end - s);
+	if (!slash || slash == s || slash + 1 == type_end)
+		return false;
+	r->type = s;
+	r->type_len = type_end - s;
+	while (semi) {
+		const char *p = semi + 1, *eq, *p_end;
+
+		semi = memchr(p, ';', end - p);
+		p_end = semi ? semi : end;
+		kpx_trim(&p, &p_end);
+		eq = memchr(p, '=', p_end - p);
+		if (!eq)
+			return false;
+		if (kpx_token_is(p, eq - p, "q")) {
+			char num[8], *num_end;
+			size_t n = p_end - eq - 1;
+
+			/* "0", "1", "0.75", "1.000": at most three decimals (RFC 9110's qvalue). */
+			if (!n || n >= sizeof(num))
+				return false;
+			memcpy(num, eq + 1, n);
+			num[n] = '\0';
+			if (!strchr("01", num[0]))
+				return false;
+			r->q = strtod(num, &num_end);
+			if (*num_end || r->q < 0 || r->q > 1)
+				return false;
+		} else if (kpx_token_is(p, eq - p, "version")) {
+			r->version = eq + 1;
+			r->version_len = p_end - eq - 1;
+		}
+	}
+	return true;
+}
+
+/*
+ * Which exposition an Accept header asks for: OpenMetrics when a range
+ * naming it (any version we can answer with 1.0.0: Prometheus 2.42 sends
+ * 1.0.0 and 0.0.1) has a higher q than every range the text format
+ * matches (text/plain of version 0.0.4 or none, and the wildcards for any
+ * text and any type); the text format otherwise.  The text format too for
+ * no header and for ranges that do not parse, which are ignored: as with
+ * client_golang, a scraper always gets metrics rather than a 406 or 400.
+ */
+enum kpx_expo_format kpx_metrics_negotiate(const char *accept)
+{
+	double q_om = 0, q_text = 0;
+	const char *s = accept, *end;
+
+	while (s && *s) {
+		struct kpx_media_range r;
+
+		end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		if (kpx_media_range_parse(s, end, &r)) {
+			bool any_version = !r.version;
+
+			if (kpx_token_is(r.type, r.type_len, "application/openmetrics-text") &&
+			    (any_version || kpx_token_is(r.version, r.version_len, "1.0.0") ||
+			     kpx_token_is(r.version, r.version_len, "0.0.1")))
+				q_om = r.q > q_om ? r.q : q_om;
+			else if ((kpx_token_is(r.type, r.type_len, "text/plain") &&
+				  (any_version || kpx_token_is(r.version, r.version_len, "0.0.4"))) ||
+				 kpx_token_is(r.type, r.type_len, "text/*") ||
+				 kpx_token_is(r.type, r.type_len, "*/*"))
+				q_text = r.q > q_text ? r.q : q_text;
+		}
+		s = *end ? end + 1 : end;
+	}
+	return q_om > 0 && q_om > q_text ? KPX_EXPO_OPENMETRICS : KPX_EXPO_TEXT;
+}
+
+const char *kpx_metrics_content_type(enum kpx_expo_format format)
+{
+	return format == KPX_EXPO_OPENMETRICS ?
+		"application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		"text/plain; version=0.0.4; charset=utf-8";
+}
+
+char *kpx_metrics_render_as(struct kpx_metrics *m, enum kpx_expo_format format, size_t *len)
+{
+	struct kpx_latest_set latest = { 0 };
+	struct kpx_expo e = { .format = format };
 	double start = kpx_now();
 	uint64_t forged;
 	char *buf = NULL;
-	FILE *out;
 
-	out = open_memstream(&buf, len);
-	if (!out)
+	/* Before the scrape lock: the store's lock is ingest's, not the scrape's. */
+	if (format == KPX_EXPO_OPENMETRICS) {
+		if (kpx_latest_collect(m->store, &latest))
+			return NULL;
+		e.latest = &latest;
+	}
+	e.out = open_memstream(&buf, len);
+	if (!e.out) {
+		free(latest.l);
 		return NULL;
+	}
 	pthread_mutex_lock(&m->lock);
-	kpx_metrics_bpf(out, m);
+	kpx_metrics_bpf(&e, m);
 	/* A replay has no kernel to ask: its kprint_kernel_* are left out. */
 	if (!m->store->replay)
-		kpx_metrics_kernel(out, m);
+		kpx_metrics_kernel(&e, m);
 	/* The stats socket drops forgeries too (while it reads replies). */
 	forged = m->ctl ? kpc_sock_foreign(m->ctl) : 0;
 	pthread_mutex_unlock(&m->lock);
-	kpx_metrics_exporter(out, m, forged);
-	kpx_head(out, KPX_M_SCRAPE_DURATION);
-	fprintf(out, "%s %.6f\n", kpx_metric_name(KPX_M_SCRAPE_DURATION), kpx_now() - start);
-	if (ferror(out)) {
-		fclose(out);
+	free(latest.l);
+	e.latest = NULL;
+	kpx_metrics_exporter(&e, m, forged);
+	kpx_head(&e, KPX_M_SCRAPE_DURATION);
+	fprintf(e.out, "%s %.6f\n", kpx_metric_name(KPX_M_SCRAPE_DURATION), kpx_now() - start);
+	if (format == KPX_EXPO_OPENMETRICS)
+		fputs("# EOF\n", e.out);
+	if (ferror(e.out)) {
+		fclose(e.out);
 		free(buf);
 		return NULL;
 	}
-	if (fclose(out)) {
+	if (fclose(e.out)) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+char *kpx_metrics_render(struct kpx_metrics *m, size_t *len)
+{
+	return kpx_metrics_render_as(m, KPX_EXPO_TEXT, len);
 }
 
 static int kpx_formats_add(struct json_object *arr, enum kpc_bpf_source src,

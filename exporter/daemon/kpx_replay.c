@@ -36,7 +36,7 @@
 /* Per-format counts: an open-addressing index over an array. */
 
 /* As kprint.ko computes it for the BPF key: both NULs included. */
-static uint64_t kpx_tags_id(const char *subsystem, const char *module)
+uint64_t kpx_tags_id(const char *subsystem, const char *module)
 {
 	uint64_t h = kprint_fnv1a64_mem(subsystem, strlen(subsystem) + 1);
 
