@@ -775,7 +775,7 @@ static bool kpx_media_range_parse(const char *s, const char *end, struct kpx_med
 		if (!eq)
 			return false;
 		if (kpx_token_is(p, eq - p, "q")) {
-			char num[8], *num_end;
+			char num[6], *num_end;
 			size_t n = p_end - eq - 1;
 
 			/* "0", "1", "0.75", "1.000": at most three decimals (RFC 9110's qvalue). */

@@ -4,7 +4,9 @@
  * once: each entry is complete and well formed for the exposition format,
  * no name is used twice, and a rendered page (a replay's: no kernel, no
  * BPF) has exactly the table's families, each HELP and TYPE from the table
- * and its samples right after them.
+ * and its samples right after them, in the text format and in OpenMetrics
+ * (counter families named without _total, "# EOF" last); which of the two
+ * an Accept header gets.
  */
 #include <regex.h>
 #include <stdlib.h>
@@ -46,20 +48,30 @@ static void test_table(void)
 	tap_ok(!dup, "no metric name is declared twice");
 }
 
-/* The table entry named name, or -1. */
-static int lookup(const char *name, size_t len)
+/* A family's name in format: OpenMetrics names a counter's without _total. */
+static size_t family_len(int i, enum kpx_expo_format format)
+{
+	size_t len = strlen(kpx_metric_defs[i].name);
+
+	return format == KPX_EXPO_OPENMETRICS && !strcmp(kpx_metric_defs[i].type, "counter") ?
+		len - 6 : len;
+}
+
+/* The table entry whose family (sample, if !family) is named name, or -1. */
+static int lookup(const char *name, size_t len, enum kpx_expo_format format, bool family)
 {
 	int i;
 
 	for (i = 0; i < KPX_NR_METRICS; i++)
-		if (strlen(kpx_metric_defs[i].name) == len &&
+		if ((family ? family_len(i, format) : strlen(kpx_metric_defs[i].name)) == len &&
 		    !strncmp(kpx_metric_defs[i].name, name, len))
 			return i;
 	return -1;
 }
 
-static void test_page(void)
+static void test_page(enum kpx_expo_format format)
 {
+	const char *fmt = format == KPX_EXPO_OPENMETRICS ? "OpenMetrics" : "text format";
 	struct kpx_metrics m = { .lock = PTHREAD_MUTEX_INITIALIZER, .max_series = 10 };
 	unsigned int seen[KPX_NR_METRICS] = { 0 }, i, unknown = 0, wrong = 0, orphans = 0;
 	struct kpx_store store;
@@ -73,14 +85,21 @@ static void test_page(void)
 	}
 	store.replay = true;
 	m.store = &store;
-	page = kpx_metrics_render(&m, &len);
-	tap_ok(page != NULL, "a replay's /metrics page renders");
+	page = kpx_metrics_render_as(&m, format, &len);
+	tap_ok(page != NULL, "a replay's /metrics page renders (%s)", fmt);
+	if (format == KPX_EXPO_OPENMETRICS) {
+		tap_ok(page && len > 7 && !strcmp(page + len - 6, "# EOF\n") &&
+		       strstr(page, "\n# EOF\n") == page + len - 7,
+		       "OpenMetrics: \"# EOF\" once, as the last line");
+		if (page)
+			page[len - 6] = '\0';	/* the parse below sees no # EOF */
+	}
 	for (line = strtok_r(page, "\n", &save); page && line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "# HELP ", 7)) {
 			const char *name = line + 7, *sp = strchr(name, ' ');
 			char want[1024];
 
-			current = sp ? lookup(name, sp - name) : -1;
+			current = sp ? lookup(name, sp - name, format, true) : -1;
 			if (current < 0) {
 				printf("# not in the table: %s\n", line);
 				unknown++;
@@ -92,7 +111,8 @@ static void test_page(void)
 		} else if (!strncmp(line, "# TYPE ", 7)) {
 			char want[256];
 
-			snprintf(want, sizeof(want), "# TYPE %s %s",
+			snprintf(want, sizeof(want), "# TYPE %.*s %s",
+				 current >= 0 ? (int)family_len(current, format) : 1,
 				 current >= 0 ? kpx_metric_defs[current].name : "?",
 				 current >= 0 ? kpx_metric_defs[current].type : "?");
 			wrong += strcmp(line, want) != 0;
@@ -100,7 +120,7 @@ static void test_page(void)
 			size_t n = strcspn(line, "{ ");
 
 			/* A sample belongs to the family whose HELP came last. */
-			if (current < 0 || lookup(line, n) != current) {
+			if (current < 0 || lookup(line, n, format, false) != current) {
 				printf("# sample outside its family: %s\n", line);
 				orphans++;
 			}
@@ -118,8 +138,8 @@ static void test_page(void)
 		}
 	}
 	tap_ok(page && !unknown && !wrong && !orphans,
-	       "the page has each family of the table once (the kernel's left out in a replay),"
-	       " HELP and TYPE as declared, every sample after its own family's");
+	       "%s: the page has each family of the table once (the kernel's left out in a"
+	       " replay), HELP and TYPE as declared, every sample after its own family's", fmt);
 	free(page);
 	kpx_store_fini(&store);
 }
@@ -202,10 +222,60 @@ static void test_bridge(void)
 	free(page);
 }
 
+/* Accept -> the exposition; tests/unit/exporter-openmetrics.py has the rest over HTTP. */
+static void test_negotiate(void)
+{
+	static const struct {
+		const char *accept;
+		enum kpx_expo_format want;
+	} cases[] = {
+		{ NULL, KPX_EXPO_TEXT },
+		{ "", KPX_EXPO_TEXT },
+		{ "text/plain;version=0.0.4", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+		  "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		  KPX_EXPO_OPENMETRICS },
+		{ "application/openmetrics-text", KPX_EXPO_OPENMETRICS },
+		{ " application/openmetrics-text ; q=1.000 ", KPX_EXPO_OPENMETRICS },
+		{ "application/openmetrics-text;q=0.5,text/*", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text;q=0.5,text/plain;q=0.4", KPX_EXPO_OPENMETRICS },
+		{ "application/openmetrics-text;q=0.5,text/plain;version=9;q=0.9",
+		  KPX_EXPO_OPENMETRICS },
+		{ "application/openmetrics-text;q=0.5,*/*;q=0.5", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text;q=0.000", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text;q=-1", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text;q=0.12345", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text;version=1.0.0;;", KPX_EXPO_TEXT },
+		{ "application/openmetrics-text/", KPX_EXPO_TEXT },
+		{ "application/", KPX_EXPO_TEXT },
+		{ "\x01\xff,,;=", KPX_EXPO_TEXT },
+	};
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum kpx_expo_format got = kpx_metrics_negotiate(cases[i].accept);
+
+		if (got != cases[i].want) {
+			printf("# Accept \"%s\": %d, wanted %d\n",
+			       cases[i].accept ? cases[i].accept : "(none)", got, cases[i].want);
+			bad++;
+		}
+	}
+	tap_ok(!bad, "%u Accept headers: OpenMetrics only where a range of it has the"
+	       " highest q, ranges that do not parse ignored", i);
+	tap_ok(!strcmp(kpx_metrics_content_type(KPX_EXPO_OPENMETRICS),
+		       "application/openmetrics-text; version=1.0.0; charset=utf-8") &&
+	       !strcmp(kpx_metrics_content_type(KPX_EXPO_TEXT),
+		       "text/plain; version=0.0.4; charset=utf-8"),
+	       "the content types of both expositions");
+}
+
 int main(void)
 {
 	test_table();
-	test_page();
+	test_page(KPX_EXPO_TEXT);
+	test_page(KPX_EXPO_OPENMETRICS);
+	test_negotiate();
 	test_bridge();
 	return tap_done();
 }
