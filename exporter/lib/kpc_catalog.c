@@ -28,6 +28,7 @@ struct kpc_catalog_entry {
 	unsigned int nconv;		/* the msgid's: the record args it wants */
 	unsigned char map[KPC_FMT_CONV_MAX]; /* msgstr conversion -> record arg */
 	unsigned int line;		/* of the msgstr */
+	char *refs;			/* its "#:" references, blank-separated; NULL: none */
 };
 
 struct kpc_catalog {
@@ -58,6 +59,7 @@ struct kpc_po_entry {
 	bool has_ctx, has_id, has_str, fuzzy;
 	unsigned int id_line, str_line;
 	struct kpc_po_buf id, str;
+	struct kpc_po_buf refs;		/* "#:" lines, joined with blanks */
 	enum kpc_po_field field;
 };
 
@@ -271,6 +273,8 @@ static int kpc_po_add(struct kpc_po *po, const struct kpc_fmt *id,
 	n->nconv = id->n;
 	memcpy(n->map, map, sizeof(n->map));
 	n->line = e->str_line;
+	n->refs = e->refs.s;
+	e->refs = (struct kpc_po_buf){ 0 };
 	c->n++;
 	c->stats.translated++;
 	return 0;
@@ -330,6 +334,7 @@ static int kpc_po_finish(struct kpc_po *po)
 out:
 	free(e->id.s);
 	free(e->str.s);
+	free(e->refs.s);
 	memset(e, 0, sizeof(*e));
 	return err;
 }
@@ -401,6 +406,16 @@ static int kpc_po_line(struct kpc_po *po, const char *p, const char *end)
 		/* #~ obsolete entries are not used, as in msgfmt. */
 		if (end - p >= 2 && p[1] == ',')
 			e->fuzzy |= kpc_po_fuzzy_flag(p + 2, end);
+		/* "#:" references: kprint formats --pot puts the modules there. */
+		if (end - p >= 2 && p[1] == ':') {
+			for (p += 2; p < end && kpc_po_space(*p); p++)
+				;
+			for (; p < end; p++)
+				if (kpc_po_buf_add(&e->refs, *p))
+					return kpc_po_nomem(po);
+			if (e->refs.len && kpc_po_buf_add(&e->refs, ' '))
+				return kpc_po_nomem(po);
+		}
 		return 0;
 	}
 
@@ -607,6 +622,7 @@ void kpc_catalog_free(struct kpc_catalog *c)
 	for (i = 0; i < c->n; i++) {
 		free(c->e[i].key);
 		free(c->e[i].str);
+		free(c->e[i].refs);
 	}
 	free(c->e);
 	free(c->language);
@@ -666,6 +682,11 @@ size_t kpc_catalog_count(const struct kpc_catalog *c)
 const char *kpc_catalog_msgid(const struct kpc_catalog *c, size_t i)
 {
 	return i < c->n ? c->e[i].key : NULL;
+}
+
+const char *kpc_catalog_refs(const struct kpc_catalog *c, size_t i)
+{
+	return i < c->n && c->e[i].refs ? c->e[i].refs : "";
 }
 
 int kpc_catalog_translate(const struct kpc_catalog *c, const struct kpc_record *rec,

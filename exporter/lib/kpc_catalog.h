@@ -95,6 +95,12 @@ const char *kpc_catalog_lookup(const struct kpc_catalog *c, const char *format);
  */
 size_t kpc_catalog_count(const struct kpc_catalog *c);
 const char *kpc_catalog_msgid(const struct kpc_catalog *c, size_t i);
+/*
+ * The "#:" references of the same entry, as written on its "#:" lines
+ * joined by blanks ("" when none): the modules that said the format, in a
+ * catalog made from kprint formats --pot (kprint catalog --journal).
+ */
+const char *kpc_catalog_refs(const struct kpc_catalog *c, size_t i);
 
 /*
  * The record's text in the catalog's language: the msgstr with each

@@ -436,8 +436,46 @@ out:
 	free(buf);
 }
 
+/* "#:" references kept per entry (kprint catalog --journal's modules). */
+static void test_refs(void)
+{
+	static const char po[] = HEADER
+		"\n#: usb_storage e1000e\n#: drivers/x.c:12\n#, c-format\n"
+		"msgid \"%s up\"\nmsgstr \"%s an\"\n"
+		"\n#, c-format\nmsgid \"down %d\"\nmsgstr \"aus %d\"\n"
+		"\n#: skipped\nmsgid \"untranslated\"\nmsgstr \"\"\n"
+		"\n#:   lone\nmsgid \"last\"\nmsgstr \"letzte\"\n";
+	struct kpc_catalog_error err;
+	struct kpc_catalog *c;
+	const char *up = NULL, *down = NULL, *last = NULL;
+	int ret;
+
+	c = load(po, &ret, &err);
+	if (!tap_ok(ret == 0 && c, "a catalog with #: lines loads (%s)", ret ? err.msg : "ok"))
+		return;
+	for (size_t i = 0; i < kpc_catalog_count(c); i++) {
+		const char *id = kpc_catalog_msgid(c, i);
+
+		if (!strcmp(id, "%s up"))
+			up = kpc_catalog_refs(c, i);
+		else if (!strcmp(id, "down %d"))
+			down = kpc_catalog_refs(c, i);
+		else if (!strcmp(id, "last"))
+			last = kpc_catalog_refs(c, i);
+	}
+	tap_ok(up && !strcmp(up, "usb_storage e1000e drivers/x.c:12 "),
+	       "two #: lines joined: '%s'", up ? up : "(none)");
+	tap_ok(down && !strcmp(down, ""), "no #: line: \"\"");
+	tap_ok(last && !strcmp(last, "lone "),
+	       "an untranslated entry's references do not run into the next: '%s'",
+	       last ? last : "(none)");
+	tap_ok(!strcmp(kpc_catalog_refs(c, kpc_catalog_count(c)), ""), "past the end: \"\"");
+	kpc_catalog_free(c);
+}
+
 int main(void)
 {
+	test_refs();
 	test_syntax();
 	test_syntax_errors();
 	test_german();
