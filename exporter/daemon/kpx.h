@@ -14,6 +14,7 @@
  *	kpx_caps	dropping privileges after setup
  *	kpx_webconfig	--web.config.file (exporter-toolkit's YAML)
  *	kpx_auth	client certificates, basic auth, TLS material checks
+ *	kpx_journal	--journal: records into the systemd journal
  *
  * Threads: one ingest thread, libmicrohttpd's threads, and main waiting
  * for a signal.  The store has its own lock; everything a scrape touches
@@ -30,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "kpc.h"
 #include "kpx_page.h"
@@ -207,6 +209,7 @@ struct kpx_metrics {
 	size_t nreplay;
 	struct kpx_events *events;	/* NULL: no streams, their counts 0 */
 	struct kpx_catalogs *catalogs;	/* NULL: no --catalog */
+	struct kpx_journal *journal;	/* NULL: no --journal */
 };
 
 /*
@@ -357,6 +360,11 @@ struct kpx_ingest {
 	pthread_t thread;
 	bool running;			/* the thread was started */
 	struct kpc_stream *st;
+	/*
+	 * --journal: what ingest receives from now on (not the ring's records
+	 * read at the start, which an earlier run may have written already).
+	 */
+	struct kpx_journal *journal;
 };
 
 /* Subscribe and read the ring (needs privileges); no thread yet. */
@@ -547,5 +555,62 @@ int kpx_http_reload(struct kpx_http *h, struct kpx_web *web, struct kpx_web **wa
  */
 int kpx_http_start_nolisten(struct kpx_http *h);
 void kpx_http_stop(struct kpx_http *h);
+
+/*
+ * --journal (kpx_journal.c): ingest hands every batch to kpx_journal_add(),
+ * which copies the records into a bounded queue and never blocks on
+ * journald; one writer thread sends them with sd_journal_sendv().
+ */
+#define KPX_JOURNAL_QUEUE_DEFAULT 65536	/* --journal-queue */
+#define KPX_JOURNAL_IDENTIFIER	"kprint"	/* SYSLOG_IDENTIFIER */
+#define KPX_JOURNAL_FIELDS_MAX	(40 + KPRINT_ARGS_MAX)
+
+/* Why a record --journal received did not reach journald. */
+enum kpx_journal_lost {
+	KPX_JOURNAL_LOST_QUEUE_FULL,
+	KPX_JOURNAL_LOST_NOMEM,
+	KPX_JOURNAL_LOST_SEND_FAILED,
+	KPX_JOURNAL_LOST_STOPPED,
+	KPX_JOURNAL_NR_LOST
+};
+
+extern const char *const kpx_journal_lost_names[KPX_JOURNAL_NR_LOST];
+
+struct kpx_journal {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* records queued, or stop */
+	struct kpc_record **q;		/* cap slots, kpc_record_dup() copies */
+	size_t cap, head, n;
+	size_t writing;			/* taken off the queue, being sent */
+	size_t high_water;
+	const char *ns;			/* $LOG_NAMESPACE; NULL: the system journal */
+	bool ready, running, stop;
+	pthread_t thread;
+	uint64_t queued, written;
+	uint64_t lost[KPX_JOURNAL_NR_LOST];
+	uint64_t send_ns;		/* time in sd_journal_sendv() */
+};
+
+/* One record's journal fields, "NAME=value" each (reused, grown as needed). */
+struct kpx_journal_entry {
+	struct iovec iov[KPX_JOURNAL_FIELDS_MAX];
+	size_t off[KPX_JOURNAL_FIELDS_MAX];
+	unsigned int n;
+	char *buf;
+	size_t len, cap;
+};
+
+int kpx_journal_init(struct kpx_journal *j, size_t cap);
+int kpx_journal_start(struct kpx_journal *j);
+/* Copy n records into the queue; what does not fit is counted lost.  j may be NULL. */
+void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size_t n);
+/* Stop the writer after it emptied the queue (5 s at most), and free it. */
+void kpx_journal_stop(struct kpx_journal *j);
+/* The fields of rec into e (docs/journal.md); 0, -ENOMEM or -E2BIG. */
+int kpx_journal_entry_build(struct kpx_journal_entry *e, const struct kpc_record *rec);
+void kpx_journal_entry_fini(struct kpx_journal_entry *e);
+struct kpx_expo;
+/* The kprint_exporter_journal_* families (j NULL: --journal is off). */
+void kpx_journal_metrics(struct kpx_expo *e, struct kpx_journal *j);
 
 #endif /* KPX_H */

@@ -21,6 +21,7 @@
 struct kpx_batch {
 	struct kpx_store *store;
 	struct kpc_stream *st;		/* for its count of forged datagrams */
+	struct kpx_journal *journal;	/* --journal, once started; or NULL */
 	struct kpc_record **recs;
 	size_t n, cap;
 	uint64_t lost[2];
@@ -62,6 +63,8 @@ static void kpx_batch_flush(struct kpx_batch *b)
 {
 	struct kpx_store *s = b->store;
 
+	/* Copied first: the store owns the records once it has them. */
+	kpx_journal_add(b->journal, b->recs, b->n);
 	kpx_store_add(s, b->recs, b->n);
 	pthread_mutex_lock(&s->lock);
 	s->lost[0] += b->lost[0];
@@ -219,6 +222,7 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	if (err)
 		goto err_close;
 	kpx_batch_flush(b);
+	b->journal = in->journal;
 	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)
 		fprintf(stderr, "kprint_exporter: asked for a %d-byte receive buffer,"
 			" got %d\n", in->rcvbuf, kpc_stream_rcvbuf(in->st));

@@ -59,6 +59,14 @@ static void kpx_usage(FILE *out)
 "  --no-bpf            do not load or read the BPF per-format counters\n"
 "  --pin-dir DIR       BPF pin directory (default " KPRINT_COUNTER_PIN_DIR ")\n"
 "  --rcvbuf BYTES      the subscription's receive buffer\n"
+"  --journal           write every record received from now on to the systemd\n"
+"                      journal, its fields as KPRINT_* journal fields and a\n"
+"                      MESSAGE_ID per format and module (docs/journal.md);\n"
+"                      run it in a journal namespace of its own (the unit's\n"
+"                      LogNamespace=kprint): the system journal already has\n"
+"                      every kernel message's text from /dev/kmsg\n"
+"  --journal-queue N   records waiting for journald at most (default %d);\n"
+"                      past it they are lost, and counted\n"
 "  --replay FILE       serve the records of FILE (kprint dump --json or monitor\n"
 "                      --json lines; - for stdin) instead of the kernel's: no\n"
 "                      netlink, no BPF; their counts per format are the\n"
@@ -80,7 +88,7 @@ static void kpx_usage(FILE *out)
 "per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
 "a response; /events streams are exempt from the last two.\n",
 		KPX_LISTEN_MAX, KPX_STREAMS_MAX, KPX_STREAMS_DEFAULT, KPX_CATALOGS_MAX,
-		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT);
+		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT, KPX_JOURNAL_QUEUE_DEFAULT);
 }
 
 static int kpx_number(const char *opt, const char *arg, unsigned long min,
@@ -129,7 +137,8 @@ static int kpx_duration(const char *opt, const char *arg, unsigned long min_ms,
 
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
        OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_MAX_STREAMS,
-       OPT_KEEPALIVE, OPT_CATALOG, OPT_HELP, OPT_LEVEL_COLOR };
+       OPT_KEEPALIVE, OPT_CATALOG, OPT_HELP, OPT_LEVEL_COLOR, OPT_JOURNAL,
+       OPT_JOURNAL_QUEUE };
 
 static const struct option kpx_options[] = {
 	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
@@ -146,6 +155,8 @@ static const struct option kpx_options[] = {
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "rcvbuf",	required_argument, NULL, OPT_RCVBUF },
 	{ "replay",	required_argument, NULL, OPT_REPLAY },
+	{ "journal",	no_argument,	   NULL, OPT_JOURNAL },
+	{ "journal-queue", required_argument, NULL, OPT_JOURNAL_QUEUE },
 	{ "help",	no_argument,	   NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -266,6 +277,9 @@ int main(int argc, char **argv)
 	unsigned int nlisten = 0, ncatalog = 0;
 	char addrs[KPX_LISTEN_MAX * 82] = "", what[256];
 	unsigned long records = KPX_RECORDS_DEFAULT, v;
+	unsigned long journal_queue = KPX_JOURNAL_QUEUE_DEFAULT;
+	struct kpx_journal journal = { 0 };
+	bool want_journal = false;
 	struct kpc_bpf_opts bopts = { 0 };
 	struct kpx_metrics metrics = { .max_series = KPX_MAX_SERIES_DEFAULT };
 	struct kpx_ingest ingest = { .stop_fd = -1 };
@@ -342,6 +356,13 @@ int main(int argc, char **argv)
 		case OPT_REPLAY:
 			replay = optarg;
 			break;
+		case OPT_JOURNAL:
+			want_journal = true;
+			break;
+		case OPT_JOURNAL_QUEUE:
+			if (kpx_number("journal-queue", optarg, 1, 10000000, &journal_queue))
+				return 2;
+			break;
 		case OPT_HELP:
 			kpx_usage(stdout);
 			return 0;
@@ -355,6 +376,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (want_journal && replay) {
+		fprintf(stderr, "kprint_exporter: --journal writes the kernel's records, not"
+			" those of --replay\n");
+		return 2;
+	}
 	if (!nlisten)
 		listen[nlisten++] = KPX_LISTEN_DEFAULT;
 
@@ -427,6 +453,21 @@ int main(int argc, char **argv)
 		}
 
 		ingest.store = &store;
+		if (want_journal) {
+			err = kpx_journal_init(&journal, journal_queue);
+			if (err) {
+				fprintf(stderr, "kprint_exporter: no memory for a journal queue of"
+					" %lu records\n", journal_queue);
+				goto out_ctl;
+			}
+			ingest.journal = &journal;
+			metrics.journal = &journal;
+			if (!journal.ns)
+				fprintf(stderr, "kprint_exporter: --journal writes to the system"
+					" journal, which journald already feeds every kernel message's"
+					" text: each record there twice (LogNamespace=kprint keeps"
+					" them apart, docs/journal.md)\n");
+		}
 		ingest.stop_fd = eventfd(0, EFD_CLOEXEC);
 		if (ingest.stop_fd < 0) {
 			err = -errno;
@@ -453,6 +494,14 @@ int main(int argc, char **argv)
 		goto out_ingest;
 	}
 
+	if (want_journal) {
+		err = kpx_journal_start(&journal);
+		if (err) {
+			fprintf(stderr, "kprint_exporter: cannot start the journal writer: %s\n",
+				strerror(-err));
+			goto out_ingest;
+		}
+	}
 	if (!replay) {
 		err = kpx_ingest_run(&ingest);
 		if (err) {
@@ -478,6 +527,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kprint_exporter %s: listening on %s, %s, keeping %lu records,"
 			" BPF %s\n", KPRINT_VERSION, addrs, what, records,
 			metrics.bpf ? "on" : no_bpf ? "off (--no-bpf)" : "unavailable");
+	if (want_journal)
+		fprintf(stderr, "kprint_exporter: writing records to the journal%s%s\n",
+			journal.ns ? ", namespace " : " (the system journal)",
+			journal.ns ? journal.ns : "");
 
 	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		if (sig == SIGHUP)
@@ -489,6 +542,8 @@ int main(int argc, char **argv)
 out_ingest:
 	kpx_ingest_stop(&ingest);
 out_efd:
+	/* After ingest: nothing adds to the queue any more; it is emptied first. */
+	kpx_journal_stop(&journal);
 	if (ingest.stop_fd >= 0)
 		close(ingest.stop_fd);
 out_ctl:

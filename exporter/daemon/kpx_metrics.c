@@ -871,6 +871,7 @@ char *kpx_metrics_render_as(struct kpx_metrics *m, enum kpx_expo_format format, 
 	free(latest.l);
 	e.latest = NULL;
 	kpx_metrics_exporter(&e, m, forged);
+	kpx_journal_metrics(&e, m->journal);
 	kpx_head(&e, KPX_M_SCRAPE_DURATION);
 	fprintf(e.out, "%s %.6f\n", kpx_metric_name(KPX_M_SCRAPE_DURATION), kpx_now() - start);
 	if (format == KPX_EXPO_OPENMETRICS)
