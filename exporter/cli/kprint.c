@@ -32,6 +32,7 @@ static const struct kprint_command kprint_commands[] = {
 	{ "emit",	kprint_cmd_emit,	false },
 	{ "formats",	kprint_cmd_formats,	false },
 	{ "translate",	kprint_cmd_translate,	true },
+	{ "catalog",	kprint_cmd_catalog,	false },
 };
 
 static const struct option kprint_global_options[] = {
@@ -87,6 +88,12 @@ void kprint_usage(FILE *out)
 "                                     in the catalog's language: the lines\n"
 "                                     kprint.ko echoed with markers=1 (0x1f\n"
 "                                     around each argument), no module needed\n"
+"  catalog --journal [--default-module M] FILE.po...\n"
+"                                     a systemd catalog for journalctl -x: an\n"
+"                                     entry per MESSAGE_ID of kprint_exporter\n"
+"                                     --journal (format and module, the\n"
+"                                     modules from the \"#:\" lines), in English\n"
+"                                     and each catalog's language\n"
 "\n"
 "Options (before or after the command):\n"
 "  --json                 one JSON object per line (schema/record.schema.json);\n"
