@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # A real Prometheus server (Debian's prometheus) scrapes kprint_exporter
 # every second, and its query API returns exactly the number of records
-# emitted with a test format; promtool accepts the page it scrapes.
+# emitted with a test format; promtool accepts the page in the text format.
+# Prometheus 2.42 asks for OpenMetrics first and gets it: with exemplar
+# storage on, its exemplar API returns the test format's newest record, by
+# a seq the exporter's /records knows (only an OpenMetrics scrape carries
+# exemplars).
 . "$(dirname "$0")/lib.sh"
 
 EXPORTER=127.0.0.1:$PORT
@@ -67,7 +71,8 @@ scrape_configs:
       - targets: ['$EXPORTER']
 EOF
 prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-	--web.listen-address=$PROM >"$WORK/prometheus.log" 2>&1 &
+	--web.listen-address=$PROM --enable-feature=exemplar-storage \
+	>"$WORK/prometheus.log" 2>&1 &
 prometheus=$!
 t0=$SECONDS
 if wait_http "http://$PROM/-/ready" $prometheus $STARTUP_TIMEOUT; then
@@ -135,6 +140,35 @@ check_eq "the exporter's own /metrics has the test format's count" "$(awk -v f="
 out=$(promtool check metrics <"$WORK/metrics" 2>&1)
 check "promtool check metrics accepts /metrics" [ $? -eq 0 ]
 [ -n "$out" ] && echo "$out" | sed 's/^/# promtool: /' | head -10
+
+# What Prometheus 2.42 asks for, and what it got.
+ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+check_eq "the exporter answers Prometheus' Accept in OpenMetrics" "$(curl -s --max-time 30 \
+	-o /dev/null -w '%{content_type}' -H "Accept: $ACCEPT" "http://$EXPORTER/metrics")" \
+	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+# exemplar_seq: the newest seq among the test series' stored exemplars, or "".
+exemplar_seq() {
+	curl -s -g --max-time 10 --get \
+		--data-urlencode "query=kprint_format_messages_total{job=\"kprint\",format=\"$FORMAT\"}" \
+		--data-urlencode "start=$(($(date +%s) - 3600))" \
+		--data-urlencode "end=$(($(date +%s) + 3600))" \
+		"http://$PROM/api/v1/query_exemplars" |
+		grep -o '"seq":"[0-9]*"' | tr -dc '0-9\n' | sort -n | tail -1
+}
+seq=
+deadline=$((SECONDS + QUERY_TIMEOUT))
+while [ -z "$seq" ] && [ $SECONDS -lt $deadline ]; do
+	seq=$(exemplar_seq)
+	[ -n "$seq" ] || sleep 0.5
+done
+check "prometheus' exemplar API has the test series' exemplar (seq ${seq:-none})" [ -n "$seq" ]
+if [ -n "$seq" ]; then
+	rec=$(curl -s --max-time 30 "http://$EXPORTER/records?after=$((seq - 1))&limit=1")
+	check "/records?after=$((seq - 1))&limit=1 is that record, of the test format" \
+		grep -qF "\"seq\":$seq,\"source\":\"kprint\"" <<<"$rec"
+	check_eq "... of the test format" \
+		"$(grep -c "\"format\":\"$FORMAT\"" <<<"$rec")" 1
+fi
 
 stop "$prometheus" prometheus
 prometheus=
