@@ -34,19 +34,7 @@ msgstr "$2: kein Modul %d"
 EOF2
 }
 
-message_id() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-def fnv(b, h, prime, bits):
-    for c in b:
-        h = ((h ^ c) * prime) & ((1 << bits) - 1)
-    return h
-fmt, module = sys.argv[1].encode(), sys.argv[2].encode()
-fid = fnv(fmt, 0xcbf29ce484222325, 0x100000001b3, 64)
-key = b"kprint-message-id-v1\0" + b"%016x" % fid + b"\0" + module
-print("%032x" % fnv(key, 0x6c62272e07bb014262b821756295c58d, (1 << 88) + 0x13b, 128))
-PY
-}
+message_id() { python3 "$(dirname "$0")/message_id.py" "$1" "$2"; }
 
 po "$tmp/de.po" de
 po "$tmp/fr.po" fr
