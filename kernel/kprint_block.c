@@ -63,7 +63,7 @@ static bool kprint_block_append(struct kprint_block *blk,
 		blk->size = size;
 	}
 
-	memcpy(blk->buf + blk->len, rec, rec->len);
+	kprint_copy(blk->buf + blk->len, rec, rec->len);
 	blk->len = need;
 	blk->lines++;
 	return true;

@@ -518,7 +518,7 @@ static struct notifier_block kprint_bridge_module_nb = {
  * stops at the caller, a few frames out, instead of always unwinding
  * KPRINT_BRIDGE_STACK_DEPTH frames (most of the bridge's cost).
  */
-static const struct kprint_bridge_site *
+static noinline const struct kprint_bridge_site *
 kprint_bridge_caller_regs(struct pt_regs *regs, char *sym,
 			  struct kprint_bridge_site *tmp)
 {
@@ -723,25 +723,18 @@ static unsigned long kprint_bridge_lookup(const char *name)
 }
 
 /* The first caller outside the printk core, or NULL. */
-static const struct kprint_bridge_site *
-kprint_bridge_caller(const struct kprint_bridge_hint *hint,
-		     struct pt_regs *regs, char *sym,
-		     struct kprint_bridge_site *tmp)
+/*
+ * The last resort, a saved stack trace.  Its own function because the
+ * kernel zeroes every local at function entry (CONFIG_INIT_STACK_ALL_ZERO,
+ * Debian's default): the hinted path must not pay for @entries.
+ */
+static noinline const struct kprint_bridge_site *
+kprint_bridge_caller_saved(char *sym, struct kprint_bridge_site *tmp)
 {
 	unsigned long entries[KPRINT_BRIDGE_STACK_DEPTH];
 	const struct kprint_bridge_site *site;
 	bool outside = false;
 	unsigned int i, n;
-
-	site = kprint_bridge_hinted(hint, regs, sym, tmp);
-	if (site)
-		return site;
-
-#ifdef CONFIG_X86
-	site = kprint_bridge_caller_regs(regs, sym, tmp);
-	if (site)
-		return site;
-#endif
 
 	/*
 	 * The hook, ftrace's trampoline and whatever else ftrace put in
@@ -756,6 +749,25 @@ kprint_bridge_caller(const struct kprint_bridge_hint *hint,
 			return site;
 	}
 	return NULL;
+}
+
+static const struct kprint_bridge_site *
+kprint_bridge_caller(const struct kprint_bridge_hint *hint,
+		     struct pt_regs *regs, char *sym,
+		     struct kprint_bridge_site *tmp)
+{
+	const struct kprint_bridge_site *site;
+
+	site = kprint_bridge_hinted(hint, regs, sym, tmp);
+	if (site)
+		return site;
+
+#ifdef CONFIG_X86
+	site = kprint_bridge_caller_regs(regs, sym, tmp);
+	if (site)
+		return site;
+#endif
+	return kprint_bridge_caller_saved(sym, tmp);
 }
 
 /* pr_cont(): the open line of each printk caller */
@@ -1115,6 +1127,15 @@ static void kprint_bridge_render(struct kprint_builder *b,
 }
 
 /*
+ * Where a call site the cache has no room for is described, for the one
+ * message that needs it.  Per CPU, not on the stack, because the kernel
+ * zeroes every local at function entry (CONFIG_INIT_STACK_ALL_ZERO): this
+ * one is 140 bytes, for every message, to serve almost none.  The hook
+ * owns it while its CPU is busy (kprint_bridge_busy, interrupts off).
+ */
+static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_site_tmp);
+
+/*
  * Builds the record of @m in @b and commits it.  Returns the seq, 0 if the
  * ring refused it.
  */
@@ -1124,7 +1145,6 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 			       struct pt_regs *regs)
 {
 	const struct kprint_bridge_site *caller;
-	struct kprint_bridge_site tmp;
 	struct kprint_bridge_line line;
 	struct kprint_rec *rec = b->rec;
 	int level = m->level;
@@ -1134,7 +1154,8 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	u64 seq;
 
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
-	caller = kprint_bridge_caller(hint, regs, b->checkbuf, &tmp);
+	caller = kprint_bridge_caller(hint, regs, b->checkbuf,
+				      this_cpu_ptr(&kprint_bridge_site_tmp));
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
@@ -1164,10 +1185,9 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	if (!m->facility) {
 		skip = kprint_bridge_parse_prefix(b->text, b->text_len, &level,
 						  &cont);
-		memmove(b->text, b->text + skip, b->text_len - skip);
-		b->text_len -= skip;
+		b->text_start = skip;
 	}
-	newline = b->text_len && b->text[b->text_len - 1] == '\n';
+	newline = b->text_len > skip && b->text[b->text_len - 1] == '\n';
 	kprint_rec_end(b);
 
 	caller_id = kprint_bridge_caller_id();

@@ -34,7 +34,7 @@ static void kprint_rec_store(struct kprint_builder *b, unsigned int idx,
 		len = max - 1;
 		b->rec->flags |= KPRINT_RECORD_F_TRUNCATED;
 	}
-	memcpy(b->pos, s, len);
+	kprint_copy(b->pos, s, len);
 	b->pos[len] = '\0';
 	b->rec->slen[idx] = len;
 	b->pos += len + 1;
@@ -68,6 +68,7 @@ void kprint_rec_begin(struct kprint_builder *b, u8 level, u8 class, u32 flags)
 	}
 	b->pos = rec->data;
 	b->text_len = 0;
+	b->text_start = 0;
 }
 
 /**
@@ -140,7 +141,7 @@ void kprint_rec_append_text(struct kprint_builder *b, const char *s,
 		len = room;
 		b->rec->flags |= KPRINT_RECORD_F_TRUNCATED;
 	}
-	memcpy(b->text + b->text_len, s, len);
+	kprint_copy(b->text + b->text_len, s, len);
 	b->text_len += len;
 }
 
@@ -190,13 +191,14 @@ void kprint_rec_end(struct kprint_builder *b)
 	struct kprint_rec *rec = b->rec;
 	char *end;
 
-	if (b->text_len && b->text[b->text_len - 1] == '\n')
+	if (b->text_len > b->text_start && b->text[b->text_len - 1] == '\n')
 		b->text_len--;
-	kprint_rec_store(b, KPRINT_STR_TEXT, b->text, b->text_len,
-			 KPRINT_TEXT_MAX);
+	kprint_rec_store(b, KPRINT_STR_TEXT, b->text + b->text_start,
+			 b->text_len - b->text_start, KPRINT_TEXT_MAX);
 
 	/* Zero the alignment padding so no stale scratch reaches the ring. */
 	end = PTR_ALIGN(b->pos, KPRINT_REC_ALIGN);
-	memset(b->pos, 0, end - b->pos);
+	while (b->pos < end)
+		*b->pos++ = '\0';
 	rec->len = end - (char *)rec;
 }

@@ -132,7 +132,7 @@ static u64 kprint_ring_put(struct kprint_ring *ring,
 		return 0;
 
 	seq = ring->next_seq++;
-	memcpy(rec, src, src->len);
+	kprint_copy(rec, src, src->len);
 	rec->seq = seq;
 	/* A backlog record keeps printk's clocks, set by the printk bridge. */
 	if (!(rec->flags & KPRINT_RECORD_F_BACKLOG)) {
