@@ -324,7 +324,7 @@ static const struct kpx_latest *kpx_latest_find(const struct kpx_latest_set *set
  * /records?format_id=F&after=SEQ-1&limit=1.  Its value is the one message
  * the record counted; its timestamp the record's own, so that a scrape
  * that finds no newer record repeats the exemplar Prometheus already has
- * (a duplicate, not stored again).  The labels take at most 47 of the 128
+ * (a duplicate, not stored again).  The labels take at most 46 of the 128
  * characters the spec allows.  Nothing when the store holds no record of
  * the series (overwritten, or a printk not bridged).
  */
