@@ -741,6 +741,30 @@ static bool kpx_token_is(const char *s, size_t len, const char *want)
 	return len == strlen(want) && !strncasecmp(s, want, len);
 }
 
+/*
+ * RFC 9110's qvalue, "0" or "1" with at most three decimals ("0.75",
+ * "1.000"), in thousandths so that no float parsing takes "0x1" or "1e0".
+ */
+static int kpx_qvalue_parse(const char *s, const char *end, double *q)
+{
+	unsigned int thousandths = 0, digits = 0;
+
+	if (s == end || (*s != '0' && *s != '1'))
+		return -EINVAL;
+	thousandths = (*s++ - '0') * 1000;
+	if (s < end && *s++ != '.')
+		return -EINVAL;
+	for (; s < end; s++, digits++) {
+		if (*s < '0' || *s > '9' || digits == 3)
+			return -EINVAL;
+		thousandths += (*s - '0') * (digits == 0 ? 100 : digits == 1 ? 10 : 1);
+	}
+	if (thousandths > 1000)
+		return -EINVAL;
+	*q = thousandths / 1000.0;
+	return 0;
+}
+
 /* [s, end) without the spaces and tabs around it. */
 static void kpx_trim(const char **s, const char **end)
 {
@@ -775,18 +799,7 @@ static bool kpx_media_range_parse(const char *s, const char *end, struct kpx_med
 		if (!eq)
 			return false;
 		if (kpx_token_is(p, eq - p, "q")) {
-			char num[6], *num_end;
-			size_t n = p_end - eq - 1;
-
-			/* "0", "1", "0.75", "1.000": at most three decimals (RFC 9110's qvalue). */
-			if (!n || n >= sizeof(num))
-				return false;
-			memcpy(num, eq + 1, n);
-			num[n] = '\0';
-			if (!strchr("01", num[0]))
-				return false;
-			r->q = strtod(num, &num_end);
-			if (*num_end || r->q < 0 || r->q > 1)
+			if (kpx_qvalue_parse(eq + 1, p_end, &r->q))
 				return false;
 		} else if (kpx_token_is(p, eq - p, "version")) {
 			r->version = eq + 1;
