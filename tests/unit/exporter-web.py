@@ -31,7 +31,7 @@ import urllib.request
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Exporter, Tap, line, record, run_replay  # noqa: E402
+from kpxtest import Exporter, Tap, free_port, line, record, run_replay  # noqa: E402
 
 # TLS 1.0 and 1.1 are asked for on purpose: that they are refused is a check.
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -431,14 +431,6 @@ finally:
 t.ok(rc == 0, "kprint_exporter stops after the reloads with status 0 (%r)" % rc)
 
 # --- a real Prometheus scraping over TLS with basic auth -------------------
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 def query(prom, expr):
     url = "http://127.0.0.1:%d/api/v1/query?%s" % (prom, urllib.parse.urlencode({"query": expr}))
     try:

@@ -22,7 +22,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,8 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import REPO, Exporter, Tap, fnv1a64, line, record  # noqa: E402
+from kpxtest import (REPO, AgentGuest, Exporter, Tap, fnv1a64, free_port, line,  # noqa: E402
+                     record)
 
 BOOT_TIMEOUT = 240
 FMT = "kprint fleet %s shared"
@@ -45,17 +45,8 @@ work = tempfile.mkdtemp(prefix="kpx-fleet.")
 procs = []
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def get_json(url, obj=None, timeout=10):
-    data = None if obj is None else json.dumps(obj).encode()
-    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=timeout) as r:
+def get_json(url, timeout=10):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
         return json.loads(r.read())
 
 
@@ -100,18 +91,8 @@ def tail(name, n=15):
 
 
 # --- the guest first: its boot is the long part, the rest starts meanwhile ---
-vm = None
-for _ in range(3):      # another program may take a port between probe and bind
-    live_port, agent_port = free_port(), free_port()
-    vm_log = open(os.path.join(work, "guest.log"), "wb")
-    vm = subprocess.Popen(["tests/vm/run", "--timeout", str(BOOT_TIMEOUT + 300),
-                           "--forward", "%d:9464" % live_port,
-                           "--forward", "%d:9465" % agent_port,
-                           "--", "/usr/bin/python3", "tests/unit/pageagent.py"],
-                          cwd=REPO, stdout=vm_log, stderr=subprocess.STDOUT)
-    # A port taken makes QEMU exit at once; poll for that briefly, no fixed sleep.
-    if not wait_for(lambda: vm.poll() is not None, 1.0, 0.1):
-        break
+guest = AgentGuest(os.path.join(work, "guest.log"), BOOT_TIMEOUT)
+live_port = guest.web
 
 hosts = {}
 for host in ("a", "b"):
@@ -173,14 +154,10 @@ def vm_query(expr):
 
 emitted = []
 try:
-    up = wait_for(lambda: get_json("http://127.0.0.1:%d/" % agent_port, timeout=5)["exporter"],
-                  BOOT_TIMEOUT, 0.3)
-    if not t.ok(up, "the guest's exporter and agent answer through the forwards (%.1f s)"
+    if not t.ok(guest.up(), "the guest's exporter and agent answer through the forwards (%.1f s)"
                 % (time.monotonic() - t0)):
         raise RuntimeError("no guest")
-    emitted = get_json("http://127.0.0.1:%d/emit" % agent_port,
-                       {"level": "err", "format": FMT, "args": ["live"], "n": COUNTS["live"],
-                        "subsystem": "fleet"})["seqs"]
+    emitted = guest.emit("err", FMT, ["live"], COUNTS["live"], subsystem="fleet")
     t.ok(len(emitted) == COUNTS["live"], "%d records of the shared format emitted in the guest"
          " (seqs %r)" % (COUNTS["live"], emitted))
     t_live = time.monotonic()
@@ -279,15 +256,7 @@ finally:
         stop(p)
     for ex_ in hosts.values():
         ex_.stop()
-    try:
-        st = get_json("http://127.0.0.1:%d/stop" % agent_port, {}, timeout=30)["status"]
-    except OSError as e:
-        st = str(e)
-    try:
-        rc = vm.wait(120)
-    except subprocess.TimeoutExpired:
-        vm.terminate()
-        rc = vm.wait(30)
+    st, rc = guest.stop()
     t.ok(st == 0 and rc == 0, "the guest's exporter stopped cleanly (%r) and the guest too (%r)"
          % (st, rc))
     if t.failed:

@@ -15,6 +15,8 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXPORTER = os.environ.get("KPRINT_EXPORTER",
@@ -190,3 +192,76 @@ def connect_from(src, port, timeout=10):
     s.bind((src, 0))
     s.connect(("127.0.0.1", port))
     return s
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 free now (another program may take it before use)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class AgentGuest:
+    """A guest (tests/vm/run) running tests/unit/pageagent.py: its
+    kprint_exporter forwarded to 127.0.0.1:self.web, its agent (/emit,
+    /stop) to 127.0.0.1:self.agent.  For the host tests that boot one
+    ("# kprint-test: boots a guest")."""
+
+    def __init__(self, log_path, boot_timeout=240):
+        self.boot_timeout = boot_timeout
+        self.log_path = log_path
+        self.vm = None
+        for _ in range(3):      # another program may take a port between probe and bind
+            self.web, self.agent = free_port(), free_port()
+            log = open(log_path, "wb")
+            self.vm = subprocess.Popen(
+                ["tests/vm/run", "--timeout", str(boot_timeout + 300),
+                 "--forward", "%d:9464" % self.web, "--forward", "%d:9465" % self.agent,
+                 "--", "/usr/bin/python3", "tests/unit/pageagent.py"],
+                cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+            log.close()
+            try:                # a port taken makes QEMU exit at once
+                self.vm.wait(1)
+            except subprocess.TimeoutExpired:
+                break
+
+    def call(self, path, obj=None, timeout=30):
+        """The agent's JSON answer to GET path (obj None) or POST obj."""
+        data = None if obj is None else json.dumps(obj).encode()
+        req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.agent, path), data=data)
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.loads(r.read())
+
+    def up(self):
+        """Whether the guest's exporter and agent answer, polled until the boot timeout."""
+        end = time.monotonic() + self.boot_timeout
+        while self.vm.poll() is None and time.monotonic() < end:
+            try:
+                return self.call("/", timeout=5)["exporter"]
+            except OSError:
+                time.sleep(0.3)
+        return False
+
+    def emit(self, level, fmt, args=(), n=1, subsystem=None):
+        """Emit n records in the guest: their seqs."""
+        return self.call("/emit", {"level": level, "format": fmt, "args": list(args), "n": n,
+                                   "subsystem": subsystem})["seqs"]
+
+    def stop(self):
+        """(the exporter's exit status or why not, the guest's): stops both."""
+        try:
+            st = self.call("/stop", {})["status"]
+        except OSError as e:
+            st = str(e)
+        try:
+            rc = self.vm.wait(120)
+        except subprocess.TimeoutExpired:
+            self.vm.terminate()
+            rc = self.vm.wait(30)
+        return st, rc
+
+    def log_tail(self, n=30):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace").splitlines()[-n:]

@@ -11,16 +11,12 @@ the controls work from the keyboard alone (TAB, ENTER, SPACE, arrows);
 a record holding <script> shows as text and runs nothing; no console
 errors; a screenshot in .output/page.png.
 """
-import json
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Tap  # noqa: E402
+from kpxtest import AgentGuest, Tap  # noqa: E402
 from pagetest import REPO, Browser, By, Keys  # noqa: E402
 
 BOOT_TIMEOUT = 240
@@ -28,54 +24,20 @@ ERR_RGB = "rgba(244, 112, 103, 1)"      # err's default, "red" (kpx_page.c)
 t = Tap()
 t0 = time.monotonic()
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def call(port, path, obj=None, timeout=30):
-    data = None if obj is None else json.dumps(obj).encode()
-    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data)
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.loads(r.read())
-
-
-vm = None
-for _ in range(3):      # another program may take a port between probe and bind
-    web, agent = free_port(), free_port()
-    log = open(os.path.join(REPO, ".output", "page-live.log"), "w")
-    vm = subprocess.Popen(["tests/vm/run", "--timeout", str(BOOT_TIMEOUT + 300),
-                           "--forward", "%d:9464" % web, "--forward", "%d:9465" % agent,
-                           "--", "/usr/bin/python3", "tests/unit/pageagent.py"],
-                          cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    time.sleep(1)
-    if vm.poll() is None:
-        break
-up = False
-end = time.monotonic() + BOOT_TIMEOUT
-while vm.poll() is None and time.monotonic() < end:
-    try:
-        up = call(agent, "/", timeout=5)["exporter"]
-        break
-    except OSError:
-        time.sleep(0.3)
-if not t.ok(up, "the guest's exporter and agent answer through the forwards (%.1f s)"
+guest = AgentGuest(os.path.join(REPO, ".output", "page-live.log"), BOOT_TIMEOUT)
+web = guest.web
+if not t.ok(guest.up(), "the guest's exporter and agent answer through the forwards (%.1f s)"
             % (time.monotonic() - t0)):
-    if vm.poll() is None:
-        vm.terminate()
-    print("".join("# " + ln for ln in open(log.name).readlines()[-30:]))
+    if guest.vm.poll() is None:
+        guest.vm.terminate()
+    print("".join("# " + ln + "\n" for ln in guest.log_tail()))
     t.done()
 
 b = None
 
 
 def emit(level, fmt, args=(), n=1):
-    return call(agent, "/emit", {"level": level, "format": fmt, "args": list(args), "n": n,
-                                 "subsystem": "pagetest"})["seqs"]
+    return guest.emit(level, fmt, args, n, subsystem="pagetest")
 
 
 def rows(sel=".row"):
@@ -185,15 +147,7 @@ except Exception as e:          # a failed check must still stop the guest
 finally:
     if b:
         b.quit()
-    try:
-        st = call(agent, "/stop", {})["status"]
-    except OSError as e:
-        st = str(e)
-    try:
-        rc = vm.wait(120)
-    except subprocess.TimeoutExpired:
-        vm.terminate()
-        rc = vm.wait(30)
+    st, rc = guest.stop()
     t.ok(st == 0 and rc == 0, "the exporter stopped cleanly (%r) and the guest too (%r)" % (st, rc))
     print("# page-live: %.1f s" % (time.monotonic() - t0))
 t.done()
