@@ -138,6 +138,13 @@ static void kpx_sample(FILE *out, enum kpx_metric m, uint64_t v)
 	fprintf(out, "%s %" PRIu64 "\n", kpx_metric_name(m), v);
 }
 
+/* A family of one sample without labels: HELP, TYPE and the sample. */
+static void kpx_single(struct kpx_expo *e, enum kpx_metric m, uint64_t v)
+{
+	kpx_head(e, m);
+	kpx_sample(e->out, m, v);
+}
+
 /* A sample with one label. */
 static void kpx_sample1(FILE *out, enum kpx_metric m, const char *label,
 			const char *value, uint64_t v)
@@ -479,8 +486,7 @@ static void kpx_metrics_bpf(struct kpx_expo *e, struct kpx_metrics *m)
 		have_totals = !err;
 	}
 
-	kpx_head(e, KPX_M_BPF_UP);
-	kpx_sample(e->out, KPX_M_BPF_UP, m->bpf ? 1 : 0);
+	kpx_single(e, KPX_M_BPF_UP, m->bpf ? 1 : 0);
 	kpx_head(e, KPX_M_BPF_ATTACHED);
 	for (src = 0; m->bpf && src < KPC_BPF_NR_SOURCES; src++)
 		kpx_sample1(e->out, KPX_M_BPF_ATTACHED, "source", kpc_bpf_source_name(src),
@@ -535,20 +541,16 @@ static void kpx_bridge_write(struct kpx_expo *e, const struct kpc_stats *st)
 {
 	if (!kpc_stats_has_bridge(st))
 		return;
-	kpx_head(e, KPX_M_BRIDGE_ENABLED);
-	kpx_sample(e->out, KPX_M_BRIDGE_ENABLED, st->bridge ? 1 : 0);
-	kpx_head(e, KPX_M_BRIDGE_RECORDS);
-	kpx_sample(e->out, KPX_M_BRIDGE_RECORDS, st->bridged);
-	kpx_head(e, KPX_M_BRIDGE_SKIPPED);
-	kpx_sample(e->out, KPX_M_BRIDGE_SKIPPED, st->bridge_skipped);
+	kpx_single(e, KPX_M_BRIDGE_ENABLED, st->bridge ? 1 : 0);
+	kpx_single(e, KPX_M_BRIDGE_RECORDS, st->bridged);
+	kpx_single(e, KPX_M_BRIDGE_SKIPPED, st->bridge_skipped);
 	kpx_head(e, KPX_M_BRIDGE_DROPPED);
 	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "nmi", st->bridge_dropped_nmi);
 	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "recursion",
 		    st->bridge_dropped_recursion);
 	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "scratch", st->bridge_dropped_scratch);
 	kpx_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "missed", st->bridge_missed);
-	kpx_head(e, KPX_M_BRIDGE_BACKLOG);
-	kpx_sample(e->out, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
+	kpx_single(e, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
 }
 
 void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st)
@@ -622,14 +624,11 @@ static void kpx_metrics_kernel(struct kpx_expo *e, struct kpx_metrics *m)
 		fprintf(stderr, "kprint_exporter: reading the module's counters: %s\n",
 			strerror(-err));
 	}
-	kpx_head(e, KPX_M_KERNEL_UP);
-	kpx_sample(e->out, KPX_M_KERNEL_UP, err ? 0 : 1);
+	kpx_single(e, KPX_M_KERNEL_UP, err ? 0 : 1);
 	if (err)
 		return;
-	kpx_head(e, KPX_M_KERNEL_RECORDS);
-	kpx_sample(e->out, KPX_M_KERNEL_RECORDS, st.records);
-	kpx_head(e, KPX_M_KERNEL_OVERWRITTEN);
-	kpx_sample(e->out, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
+	kpx_single(e, KPX_M_KERNEL_RECORDS, st.records);
+	kpx_single(e, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
 	kpx_bridge_write(e, &st);
 	kpx_metrics_ratelimit_hook(e, &st);
 }
@@ -653,12 +652,9 @@ static void kpx_metrics_events(struct kpx_expo *e, struct kpx_events *ev)
 		for (int i = 0; i < KPX_NR_LOST; i++)
 			lost[i] = __atomic_load_n(&ev->lost[i], __ATOMIC_RELAXED);
 	}
-	kpx_head(e, KPX_M_EVENT_STREAMS);
-	kpx_sample(e->out, KPX_M_EVENT_STREAMS, streams);
-	kpx_head(e, KPX_M_EVENT_STREAMS_REFUSED);
-	kpx_sample(e->out, KPX_M_EVENT_STREAMS_REFUSED, refused);
-	kpx_head(e, KPX_M_EVENTS_SENT);
-	kpx_sample(e->out, KPX_M_EVENTS_SENT, sent);
+	kpx_single(e, KPX_M_EVENT_STREAMS, streams);
+	kpx_single(e, KPX_M_EVENT_STREAMS_REFUSED, refused);
+	kpx_single(e, KPX_M_EVENTS_SENT, sent);
 	kpx_head(e, KPX_M_EVENTS_LOST);
 	for (int i = 0; i < KPX_NR_LOST; i++)
 		kpx_sample1(e->out, KPX_M_EVENTS_LOST, "reason", kpx_lost_names[i], lost[i]);
@@ -695,25 +691,18 @@ static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint
 	forged += s->forged;
 	pthread_mutex_unlock(&s->lock);
 
-	kpx_head(e, KPX_M_INGEST_UP);
-	kpx_sample(e->out, KPX_M_INGEST_UP, up);
-	kpx_head(e, KPX_M_MODULE_LOADED);
-	kpx_sample(e->out, KPX_M_MODULE_LOADED, loaded);
-	kpx_head(e, KPX_M_MODULE_RELOADS);
-	kpx_sample(e->out, KPX_M_MODULE_RELOADS, reloads);
-	kpx_head(e, KPX_M_RECORDS_RECEIVED);
-	kpx_sample(e->out, KPX_M_RECORDS_RECEIVED, received);
+	kpx_single(e, KPX_M_INGEST_UP, up);
+	kpx_single(e, KPX_M_MODULE_LOADED, loaded);
+	kpx_single(e, KPX_M_MODULE_RELOADS, reloads);
+	kpx_single(e, KPX_M_RECORDS_RECEIVED, received);
 	kpx_head(e, KPX_M_RECORDS_LOST);
 	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
 		    kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
 	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
 		    kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
-	kpx_head(e, KPX_M_RESYNCS);
-	kpx_sample(e->out, KPX_M_RESYNCS, resyncs);
-	kpx_head(e, KPX_M_RECORDS_MALFORMED);
-	kpx_sample(e->out, KPX_M_RECORDS_MALFORMED, malformed);
-	kpx_head(e, KPX_M_FORGED_DATAGRAMS);
-	kpx_sample(e->out, KPX_M_FORGED_DATAGRAMS, forged);
+	kpx_single(e, KPX_M_RESYNCS, resyncs);
+	kpx_single(e, KPX_M_RECORDS_MALFORMED, malformed);
+	kpx_single(e, KPX_M_FORGED_DATAGRAMS, forged);
 	kpx_metrics_events(e, m->events);
 	kpx_metrics_catalogs(e, m->catalogs);
 	kpx_head(e, KPX_M_BUILD_INFO);
