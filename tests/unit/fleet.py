@@ -30,6 +30,8 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from prometheus_client.openmetrics.parser import \
+    text_string_to_metric_families  # noqa: E402
 from kpxtest import (REPO, AgentGuest, Exporter, Tap, fnv1a64, free_port, line,  # noqa: E402
                      record)
 
@@ -240,6 +242,16 @@ try:
         per_format = [ln for ln in series if ln.startswith("kprint_format_messages_total{")]
         print("# fleet: the live exporter's /metrics in %s: %d bytes, %d series (%d per-format)"
               % (fmt_name, len(body), len(series), len(per_format)))
+        if fmt_name == "OpenMetrics":
+            try:
+                fams = list(text_string_to_metric_families(body.decode()))
+                err = None
+            except Exception as e:  # the parser raises ValueError and others
+                fams, err = [], repr(e)
+            kernel = [f.name for f in fams if f.name.startswith(("kprint_kernel", "kprint_bpf"))]
+            t.ok(not err and kernel, "the live exporter's OpenMetrics, with the kernel's and BPF's"
+                 " families, parses with prometheus_client's OpenMetrics parser (%s)"
+                 % (err or "%d families" % len(fams)))
     for q in ('scrape_samples_scraped{host="live"}', 'scrape_duration_seconds{host="live"}'):
         print("# fleet: prometheus %s = %s" % (q, [r["value"][1] for r in prom_query(q)]))
 
