@@ -424,7 +424,8 @@ try:
     after = listen_inodes(port)
     t.ok(after == before, "the same listening socket throughout (inode %r, then %r)"
          % (before, after))
-    t.ok(any("SIGHUP: serving" in ln for ln in ex.stderr[seen:]),
+    # The reader thread takes stderr as it comes: the line may trail the reload.
+    t.ok(wait_for(lambda: any("SIGHUP: serving" in ln for ln in ex.stderr[seen:]), 10),
          "the reload is said on stderr")
 finally:
     rc = ex.stop()
