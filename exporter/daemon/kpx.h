@@ -361,8 +361,8 @@ struct kpx_ingest {
 	bool running;			/* the thread was started */
 	struct kpc_stream *st;
 	/*
-	 * --journal: what ingest receives from now on (not the ring's records
-	 * read at the start, which an earlier run may have written already).
+	 * --journal: what ingest receives, and of the ring's records read at
+	 * the start those the journal does not have (kpx_journal_add_ring()).
 	 */
 	struct kpx_journal *journal;
 };
@@ -589,6 +589,11 @@ struct kpx_journal {
 	uint64_t queued, written;
 	uint64_t lost[KPX_JOURNAL_NR_LOST];
 	uint64_t send_ns;		/* time in sd_journal_sendv() */
+	/* Where the journal left off (kpx_journal_resume()). */
+	bool resume_known;		/* asked the journal, and it answered */
+	bool resume_found;		/* an entry of ours, its record's: */
+	uint64_t resume_seq, resume_mono_ns, resume_real_ns;
+	size_t resumed;			/* records the ring had that it had not */
 };
 
 /* One record's journal fields, "NAME=value" each (reused, grown as needed). */
@@ -604,6 +609,18 @@ int kpx_journal_init(struct kpx_journal *j, size_t cap);
 int kpx_journal_start(struct kpx_journal *j);
 /* Copy n records into the queue; what does not fit is counted lost.  j may be NULL. */
 void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size_t n);
+/*
+ * Read where the journal left off: the last entry with
+ * SYSLOG_IDENTIFIER=kprint, in j's namespace (needs the right to read it:
+ * call it before privileges are dropped).  0, or -errno: then
+ * kpx_journal_add_ring() writes nothing of the ring.
+ */
+int kpx_journal_resume(struct kpx_journal *j);
+/*
+ * The records the ring held at the start (in seq order): those the journal
+ * does not have yet, by kpx_journal_resume()'s answer, into the queue.
+ */
+void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs, size_t n);
 /* Stop the writer after it emptied the queue (5 s at most), and free it. */
 void kpx_journal_stop(struct kpx_journal *j);
 /* The fields of rec into e (docs/journal.md); 0, -ENOMEM or -E2BIG. */

@@ -221,6 +221,8 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	err = kpc_stream_start(in->st);
 	if (err)
 		goto err_close;
+	/* From the ring: only what an earlier run did not write already. */
+	kpx_journal_add_ring(in->journal, b->recs, b->n);
 	kpx_batch_flush(b);
 	b->journal = in->journal;
 	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)

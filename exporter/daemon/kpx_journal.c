@@ -174,6 +174,73 @@ int kpx_journal_init(struct kpx_journal *j, size_t cap)
 	return 0;
 }
 
+/* A field's value as a number; -EINVAL when it is not there or not one. */
+static int kpx_journal_u64(sd_journal *sj, const char *name, uint64_t *v)
+{
+	const void *data;
+	size_t len, n = strlen(name);
+	char buf[24];
+
+	if (sd_journal_get_data(sj, name, &data, &len) < 0 || len <= n + 1 ||
+	    len - n - 1 >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, (const char *)data + n + 1, len - n - 1);
+	buf[len - n - 1] = '\0';
+	return kpc_parse_u64(buf, 10, UINT64_MAX, v);
+}
+
+/*
+ * No _BOOT_ID match: the unit's ProcSubset=pid hides /proc/sys, where
+ * sd_id128_get_boot() reads it.  Nor is it needed: a record is known by
+ * its seq and both its clocks, which no record of another boot or another
+ * kprint.ko instance repeats.
+ */
+int kpx_journal_resume(struct kpx_journal *j)
+{
+	sd_journal *sj;
+	int err;
+
+	err = j->ns ? sd_journal_open_namespace(&sj, j->ns, SD_JOURNAL_LOCAL_ONLY) :
+		      sd_journal_open(&sj, SD_JOURNAL_LOCAL_ONLY);
+	if (err < 0)
+		return err;
+	err = sd_journal_add_match(sj, "SYSLOG_IDENTIFIER=" KPX_JOURNAL_IDENTIFIER, 0);
+	if (!err)
+		err = sd_journal_seek_tail(sj);
+	if (!err)
+		err = sd_journal_previous(sj);
+	/* 0: no entry of ours at all. */
+	if (err > 0 && !kpx_journal_u64(sj, "KPRINT_SEQ", &j->resume_seq) &&
+	    !kpx_journal_u64(sj, "KPRINT_TS_MONO_NS", &j->resume_mono_ns) &&
+	    !kpx_journal_u64(sj, "KPRINT_TS_REAL_NS", &j->resume_real_ns))
+		j->resume_found = true;
+	sd_journal_close(sj);
+	j->resume_known = err >= 0;
+	return err < 0 ? err : 0;
+}
+
+void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs, size_t n)
+{
+	size_t from = 0, i;
+
+	if (!j || !j->ready || !j->resume_known)
+		return;
+	/*
+	 * The journal's last record still in the ring: those after it.  Else
+	 * the ring holds none the journal has: the last one is of another
+	 * boot or kprint.ko instance, or the ring moved past it (what it
+	 * overwrote meanwhile is gone, as for /records).
+	 */
+	for (i = 0; j->resume_found && i < n; i++)
+		if (recs[i]->seq == j->resume_seq && recs[i]->ts_mono_ns == j->resume_mono_ns &&
+		    recs[i]->ts_real_ns == j->resume_real_ns) {
+			from = i + 1;
+			break;
+		}
+	j->resumed = n - from;
+	kpx_journal_add(j, recs + from, n - from);
+}
+
 void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size_t n)
 {
 	bool added = false;

@@ -59,9 +59,10 @@ static void kpx_usage(FILE *out)
 "  --no-bpf            do not load or read the BPF per-format counters\n"
 "  --pin-dir DIR       BPF pin directory (default " KPRINT_COUNTER_PIN_DIR ")\n"
 "  --rcvbuf BYTES      the subscription's receive buffer\n"
-"  --journal           write every record received from now on to the systemd\n"
-"                      journal, its fields as KPRINT_* journal fields and a\n"
-"                      MESSAGE_ID per format and module (docs/journal.md);\n"
+"  --journal           write every record to the systemd journal, its fields as\n"
+"                      KPRINT_* journal fields and a MESSAGE_ID per format\n"
+"                      and module (docs/journal.md), and at the start the\n"
+"                      ring's records the journal does not have yet;\n"
 "                      run it in a journal namespace of its own (the unit's\n"
 "                      LogNamespace=kprint): the system journal already has\n"
 "                      every kernel message's text from /dev/kmsg\n"
@@ -462,6 +463,11 @@ int main(int argc, char **argv)
 			}
 			ingest.journal = &journal;
 			metrics.journal = &journal;
+			err = kpx_journal_resume(&journal);
+			if (err)
+				fprintf(stderr, "kprint_exporter: --journal: cannot read where the"
+					" journal left off (%s): writing only the records received"
+					" from now on\n", strerror(-err));
 			if (!journal.ns)
 				fprintf(stderr, "kprint_exporter: --journal writes to the system"
 					" journal, which journald already feeds every kernel message's"
@@ -528,9 +534,10 @@ int main(int argc, char **argv)
 			" BPF %s\n", KPRINT_VERSION, addrs, what, records,
 			metrics.bpf ? "on" : no_bpf ? "off (--no-bpf)" : "unavailable");
 	if (want_journal)
-		fprintf(stderr, "kprint_exporter: writing records to the journal%s%s\n",
+		fprintf(stderr, "kprint_exporter: writing records to the journal%s%s, from"
+			" the ring the %zu it did not have yet\n",
 			journal.ns ? ", namespace " : " (the system journal)",
-			journal.ns ? journal.ns : "");
+			journal.ns ? journal.ns : "", journal.resumed);
 
 	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		if (sig == SIGHUP)
