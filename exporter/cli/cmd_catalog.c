@@ -13,9 +13,13 @@
  * if given, or is left out and counted (-v names it).
  *
  * The Subject of an entry is the message with each conversion replaced by
- * @KPRINT_ARG_n@, which journalctl -x fills in with the record's own
- * argument: the English one from the msgid, the language's from the msgstr
- * (placed by kpc_catalog_translate(), as a record's text is).
+ * <KPRINT_ARG_n>, the field that holds the record's argument for it: the
+ * English one from the msgid, the language's from the msgstr (placed by
+ * kpc_catalog_translate(), as a record's text is).  Not @KPRINT_ARG_n@,
+ * which journalctl -x would fill in with the argument itself: systemd's
+ * catalog variables are capital letters and '_' alone (replace-var.c of
+ * systemd 252), no digit, so "@KPRINT_ARG_0@" stays as it is.  The
+ * entry's own MESSAGE, with the arguments in, is shown right above it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -80,7 +84,7 @@ static void kprint_cat_line(FILE *out, const char *s)
 		fputc((unsigned char)*s < ' ' || *s == 0x7f ? ' ' : *s, out);
 }
 
-/* The msgid with @KPRINT_ARG_n@ for each conversion, as a record's args are numbered. */
+/* The msgid with <KPRINT_ARG_n> for each conversion, as a record's args are numbered. */
 static char *kprint_cat_english(const char *msgid)
 {
 	const char *p, *conv;
@@ -97,7 +101,7 @@ static char *kprint_cat_english(const char *msgid)
 		if (percent)
 			fputc('%', f);
 		else
-			fprintf(f, "@KPRINT_ARG_%u@", j++);
+			fprintf(f, "<KPRINT_ARG_%u>", j++);
 	}
 	fputs(p, f);
 	if (fclose(f)) {
@@ -110,7 +114,7 @@ static char *kprint_cat_english(const char *msgid)
 /* The msgstr the same way: a record whose args are the placeholders. */
 static char *kprint_cat_translated(const struct kpc_catalog *c, const char *msgid)
 {
-	static char names[KPRINT_ARGS_MAX][sizeof("@KPRINT_ARG_99@")];
+	static char names[KPRINT_ARGS_MAX][sizeof("<KPRINT_ARG_99>")];
 	struct kpc_record rec = { .format = msgid, .text = "" };
 	struct kpc_fmt f;
 	char why[200], *out = NULL;
@@ -118,7 +122,7 @@ static char *kprint_cat_translated(const struct kpc_catalog *c, const char *msgi
 	if (kpc_fmt_parse(msgid, false, &f, why, sizeof(why)) || f.n > KPRINT_ARGS_MAX)
 		return NULL;
 	for (unsigned int i = 0; i < f.n; i++) {
-		snprintf(names[i], sizeof(names[i]), "@KPRINT_ARG_%u@", i);
+		snprintf(names[i], sizeof(names[i]), "<KPRINT_ARG_%u>", i);
 		rec.args[i] = names[i];
 	}
 	rec.nargs = f.n;

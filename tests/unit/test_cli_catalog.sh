@@ -48,13 +48,13 @@ check "journalctl --update-catalog compiles it" \
 	journalctl --root="$tmp/root" --update-catalog
 usb=$(message_id '%s up' usb_storage)
 e1000e=$(message_id '%s up' e1000e)
-want=$(printf '%s kprint: @KPRINT_ARG_0@ up\n' "$usb" "$e1000e" | sort)
+want=$(printf '%s kprint: <KPRINT_ARG_0> up\n' "$usb" "$e1000e" | sort)
 check_eq "journalctl --list-catalog: an entry per module of \"#:\", not the source file's" \
 	"$(journalctl --root="$tmp/root" --list-catalog | sort)" "$want"
 check_eq "each in English, German and French" \
 	"$(grep -c "^-- $usb\( de\| fr\)\?$" "$tmp/root/usr/lib/systemd/catalog/kprint.catalog")" 3
 check "the German Subject places the argument" \
-	grep -qx 'Subject: de: @KPRINT_ARG_0@ an' "$tmp/root/usr/lib/systemd/catalog/kprint.catalog"
+	grep -qx 'Subject: de: <KPRINT_ARG_0> an' "$tmp/root/usr/lib/systemd/catalog/kprint.catalog"
 
 "$KPRINT" catalog --journal --default-module m "$tmp/de.po" >"$tmp/dflt" 2>&1
 check "--default-module gives the entry without one its module" \
