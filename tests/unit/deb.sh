@@ -122,9 +122,12 @@ check_eq "modules-load.d/kprint.conf loads kprint" \
 	"$(grep -v '^#' "$tmp/dkms/usr/lib/modules-load.d/kprint.conf")" "kprint"
 check_eq "/etc/default/kprint-exporter: ARGS=\"\" (the exporter's loopback default)" \
 	"$(grep '^ARGS=' "$tmp/kprint/etc/default/kprint-exporter")" 'ARGS=""'
-check_eq "both conffiles are conffiles" \
-	"$(cat "$tmp/kprint.ctl/conffiles" "$tmp/dkms.ctl/conffiles")" \
-	"$(printf '/etc/default/kprint-exporter\n/etc/modprobe.d/kprint.conf')"
+check_eq "the three conffiles are conffiles" \
+	"$(cat "$tmp/kprint.ctl/conffiles" "$tmp/dkms.ctl/conffiles" | sort)" \
+	"$(printf '/etc/default/kprint-exporter\n/etc/modprobe.d/kprint.conf\n/etc/systemd/journald@kprint.conf')"
+check "journald@kprint.conf: the namespace on disk (journal-upload's --directory), no rate limit" \
+	bash -c 'grep -qx "Storage=persistent" "$1" && grep -qx "RateLimitIntervalSec=0" "$1"' \
+	_ "$tmp/kprint/etc/systemd/journald@kprint.conf"
 
 # The maintainer scripts: debhelper's parts and ours.
 check "kprint postinst enables and starts kprint-exporter.service" \
@@ -178,6 +181,9 @@ check_eq "the unit keeps the host's network, uid 0 and a writable bpffs (no Priv
 check "the unit retries a missing module with a pause, within a start limit" \
 	bash -c 'grep -qx "Restart=on-failure" "$1" && grep -q "^RestartSec=[1-9]" "$1" &&
 		grep -q "^StartLimitBurst=" "$1" && grep -q "^StartLimitIntervalSec=" "$1"' _ "$unit"
+check "the unit logs into the journal namespace kprint, without journald's rate limit (--journal)" \
+	bash -c 'grep -qx "LogNamespace=kprint" "$1" && grep -qx "LogRateLimitIntervalSec=0" "$1" &&
+		grep -q "^RestrictAddressFamilies=.*AF_UNIX" "$1"' _ "$unit"
 check "the unit loads kprint.ko first (modprobe@kprint.service)" \
 	bash -c 'grep -q "^Wants=modprobe@kprint.service" "$1" &&
 		grep -q "^After=.*modprobe@kprint.service" "$1"' _ "$unit"

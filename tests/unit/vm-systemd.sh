@@ -14,7 +14,10 @@
 # capability effective; the BPF counts go on across "systemctl restart"
 # (no reset, no double count); the unit follows an unload and reload of
 # kprint.ko and a resync after its socket overran (ARGS= --rcvbuf 4096 in
-# /etc/default/kprint-exporter); "man kprint" and "man kprint_exporter"
+# /etc/default/kprint-exporter); with ARGS=--journal, records land in the
+# journal namespace kprint with their fields, once per journal, travel
+# through systemd-journal-upload to a systemd-journal-remote, and a burst
+# of 20,000 arrives whole (tests/vm/systemd/journal.sh); "man kprint" and "man kprint_exporter"
 # show the installed pages; "dpkg --purge" stops the unit and removes the
 # BPF counters and every file.
 #
@@ -148,7 +151,9 @@ guest() {
 	local up
 	up="$(scrape kprint_exporter_ingest_up) $(scrape kprint_bpf_up)"
 	check_eq "it is subscribed, its BPF counters loaded in the unit's sandbox" "$up" "1 1"
-	[ "$up" = "1 1" ] || journalctl -u kprint-exporter -q --no-pager | sed 's/^/# journal: /'
+	# The unit's own messages are in its journal namespace (LogNamespace=kprint).
+	[ "$up" = "1 1" ] || journalctl --namespace kprint -u kprint-exporter -q --no-pager |
+		sed 's/^/# journal: /'
 
 	# The BPF counts across a restart: pinned, neither reset nor counted twice.
 	local fmt="$token restart %s" i
@@ -197,6 +202,9 @@ guest() {
 		not_ok "insmod kprint_test.ko (built for $kver) beside the kprint.ko loaded"
 	fi
 
+	# --journal: tests/vm/systemd/journal.sh.
+	journal_checks "$kver" "$ko" "$full" "$token"
+
 	check "man kprint shows the installed page" \
 		sh -c 'man -P cat kprint 2>/dev/null | grep -q "kprint - read, follow and inject"'
 	check_eq "man -w kprint" "$(man -w kprint 2>&1)" /usr/share/man/man1/kprint.1.gz
@@ -231,6 +239,7 @@ guest() {
 if [ "${1:-}" = --guest ]; then
 	shift
 	. tests/e2e/lib.sh
+	. tests/vm/systemd/journal.sh
 	guest "$@"
 	finish
 fi
@@ -255,7 +264,7 @@ enabled=$(cd /etc/systemd/system 2>/dev/null &&
 	ls -d ./*.wants/* 2>/dev/null | sed 's|.*/||' | sort -u | tr '\n' ' ')
 echo "# the host enables: ${enabled:-nothing}"
 
-timeout=${KPRINT_VM_SYSTEMD_TIMEOUT:-300} module=""
+timeout=${KPRINT_VM_SYSTEMD_TIMEOUT:-420} module=""
 [ "$full" = 0 ] || timeout=2400 module=--no-module
 out=$(tests/vm/run --kernel "$kver" --timeout $timeout --systemd $module -- \
 	"$(pwd)/tests/unit/vm-systemd.sh" --guest "$token" "$probe" "$full" "$enabled" 2>&1)
