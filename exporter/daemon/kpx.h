@@ -585,6 +585,7 @@ struct kpx_journal {
 	size_t high_water;
 	const char *ns;			/* $LOG_NAMESPACE; NULL: the system journal */
 	bool ready, running, stop;
+	unsigned int drain_ms;		/* a stop's wait for journald (5 s) */
 	pthread_t thread;
 	uint64_t queued, written;
 	uint64_t lost[KPX_JOURNAL_NR_LOST];
@@ -621,7 +622,10 @@ int kpx_journal_resume(struct kpx_journal *j);
  * does not have yet, by kpx_journal_resume()'s answer, into the queue.
  */
 void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs, size_t n);
-/* Stop the writer after it emptied the queue (5 s at most), and free it. */
+/*
+ * Stop the writer after it emptied the queue (drain_ms at most; a send
+ * journald still does not take a second later is cancelled), and free it.
+ */
 void kpx_journal_stop(struct kpx_journal *j);
 /* The fields of rec into e (docs/journal.md); 0, -ENOMEM or -E2BIG. */
 int kpx_journal_entry_build(struct kpx_journal_entry *e, const struct kpc_record *rec);

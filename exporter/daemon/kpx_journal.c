@@ -164,6 +164,7 @@ int kpx_journal_init(struct kpx_journal *j, size_t cap)
 		return -ENOMEM;
 	j->cap = cap;
 	j->head = j->n = 0;
+	j->drain_ms = KPX_JOURNAL_DRAIN_MS;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->cond, NULL);
 	/* systemd sets it for a unit with LogNamespace= (systemd.exec(5)). */
@@ -278,15 +279,21 @@ static void *kpx_journal_main(void *arg)
 	struct kpx_journal_entry e = { 0 };
 	struct kpc_record *batch[KPX_JOURNAL_BATCH];
 	uint64_t deadline = 0, t0, spent;
-	size_t k, i, written, failed;
-	int err, last_err = 0;
+	size_t k, i;
+	int err, last_err = 0, was;
 
+	/*
+	 * Cancellable only inside sd_journal_sendv() (sendmsg() is a
+	 * cancellation point), where kpx_journal_stop() may have to end a
+	 * send that journald never takes: never with the lock held.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	for (;;) {
 		pthread_mutex_lock(&j->lock);
 		while (!j->n && !j->stop)
 			pthread_cond_wait(&j->cond, &j->lock);
 		if (j->stop && !deadline)
-			deadline = kpx_journal_now_ns() + KPX_JOURNAL_DRAIN_MS * 1000000ull;
+			deadline = kpx_journal_now_ns() + j->drain_ms * 1000000ull;
 		if (!j->n || (deadline && kpx_journal_now_ns() > deadline)) {
 			/* Stopping: what journald did not take in time is lost, and said. */
 			while (j->n) {
@@ -306,32 +313,33 @@ static void *kpx_journal_main(void *arg)
 		j->writing = k;
 		pthread_mutex_unlock(&j->lock);
 
-		written = failed = spent = 0;
 		for (i = 0; i < k; i++) {
+			spent = 0;
 			err = kpx_journal_entry_build(&e, batch[i]);
 			if (!err) {
 				t0 = kpx_journal_now_ns();
+				pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &was);
 				err = sd_journal_sendv(e.iov, e.n);
-				spent += kpx_journal_now_ns() - t0;
+				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &was);
+				spent = kpx_journal_now_ns() - t0;
 			}
 			kpc_record_free(batch[i]);
-			if (!err) {
-				written++;
-				continue;
-			}
-			failed++;
+			/* Counted as each is sent: a scrape sees the burst go. */
+			pthread_mutex_lock(&j->lock);
+			if (err)
+				j->lost[KPX_JOURNAL_LOST_SEND_FAILED]++;
+			else
+				j->written++;
+			j->send_ns += spent;
+			j->writing--;
+			pthread_mutex_unlock(&j->lock);
 			/* Once per kind of failure, not per record. */
-			if (err != last_err)
+			if (err && err != last_err)
 				fprintf(stderr, "kprint_exporter: --journal: a record not written: %s\n",
 					strerror(-err));
-			last_err = err;
+			if (err)
+				last_err = err;
 		}
-		pthread_mutex_lock(&j->lock);
-		j->written += written;
-		j->lost[KPX_JOURNAL_LOST_SEND_FAILED] += failed;
-		j->send_ns += spent;
-		j->writing = 0;
-		pthread_mutex_unlock(&j->lock);
 	}
 	kpx_journal_entry_fini(&e);
 	return NULL;
@@ -350,11 +358,28 @@ void kpx_journal_stop(struct kpx_journal *j)
 	if (!j->ready)
 		return;
 	if (j->running) {
+		struct timespec until;
+
 		pthread_mutex_lock(&j->lock);
 		j->stop = true;
 		pthread_cond_signal(&j->cond);
 		pthread_mutex_unlock(&j->lock);
-		pthread_join(j->thread, NULL);
+		/*
+		 * The writer gives up on the queue after KPX_JOURNAL_DRAIN_MS;
+		 * a send journald still does not take a second later is ended,
+		 * and its batch counted lost with the rest.
+		 */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += j->drain_ms / 1000 + 1;
+		if (pthread_timedjoin_np(j->thread, NULL, &until)) {
+			pthread_cancel(j->thread);
+			pthread_join(j->thread, NULL);
+			/* The rest of the batch in flight is not freed: we exit anyway. */
+			j->lost[KPX_JOURNAL_LOST_STOPPED] += j->n + j->writing;
+			fprintf(stderr, "kprint_exporter: --journal: journald took nothing for"
+				" %u ms; %zu records not written\n", j->drain_ms,
+				j->n + j->writing);
+		}
 		j->running = false;
 	}
 	while (j->n) {

@@ -251,6 +251,33 @@ static void test_writer(void)
 	kpx_journal_stop(&j);
 	tap_ok(j.lost[KPX_JOURNAL_LOST_SEND_FAILED] == 0 && j.lost[KPX_JOURNAL_LOST_STOPPED] == 0,
 	       "none failed, none left at the stop");
+
+	/* A stop while journald takes nothing: it ends, and says what it left. */
+	memset(&j, 0, sizeof(j));
+	tap_ok(!kpx_journal_init(&j, CAP) && !kpx_journal_start(&j), "a second writer starts");
+	j.drain_ms = 200;
+	for (int i = 0; i < BATCH; i++) {
+		batch[i] = record(rec_json);
+		if (!batch[i])
+			abort();
+	}
+	kpx_journal_add(&j, batch, BATCH);
+	for (int i = 0; i < BATCH; i++)
+		kpc_record_free(batch[i]);
+	deadline = now() + 10;
+	do {
+		usleep(100000);
+		pthread_mutex_lock(&j.lock);
+		stuck = j.writing;
+		pthread_mutex_unlock(&j.lock);
+	} while (!stuck && now() < deadline);
+	t0 = now();
+	kpx_journal_stop(&j);
+	tap_ok(now() - t0 < 3, "the stop ends a send journald never takes (%.1f s)", now() - t0);
+	tap_ok(j.written + j.lost[KPX_JOURNAL_LOST_STOPPED] == j.queued &&
+	       j.lost[KPX_JOURNAL_LOST_STOPPED] > 0,
+	       "written %" PRIu64 " + lost as stopped %" PRIu64 " = queued %" PRIu64,
+	       j.written, j.lost[KPX_JOURNAL_LOST_STOPPED], j.queued);
 	close(fd);
 }
 
