@@ -317,22 +317,21 @@ static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
 }
 
 /*
- * Renders one conversion as its own argument and appends it to the text.
- * Returns false if the specification could not be handled, in which case
- * rendering stops like vsnprintf() does at an invalid specification.
+ * A conversion kprint_render_plain() does not take, through snprintf().
+ * A function of its own because the kernel may zero every local at
+ * function entry (CONFIG_INIT_STACK_ALL_ZERO, Debian's default): @spec and
+ * @a are 100 bytes that the plain conversions, most of them, never use.
  */
-static bool kprint_render_conv(struct kprint_builder *b, const char *fmt,
-			       unsigned int n, const struct kprint_fmt_spec *fs,
-			       va_list *ap)
+static noinline bool kprint_render_snprintf(struct kprint_builder *b,
+					    const char *fmt, unsigned int n,
+					    const struct kprint_fmt_spec *fs,
+					    va_list *ap)
 {
 	char spec[KPRINT_SPEC_MAX];
 	struct kprint_arg a = { .spec = spec, .fs = fs };
 	size_t room;
 	char *tail;
 	int len;
-
-	if (kprint_render_plain(b, fmt, n, fs, ap))
-		return true;
 
 	if (n >= sizeof(spec)) {
 		/*
@@ -407,6 +406,19 @@ static bool kprint_render_conv(struct kprint_builder *b, const char *fmt,
 	else
 		kprint_rec_text_advance(b, len);
 	return true;
+}
+
+/*
+ * Renders one conversion as its own argument and appends it to the text.
+ * Returns false if the specification could not be handled, in which case
+ * rendering stops like vsnprintf() does at an invalid specification.
+ */
+static bool kprint_render_conv(struct kprint_builder *b, const char *fmt,
+			       unsigned int n, const struct kprint_fmt_spec *fs,
+			       va_list *ap)
+{
+	return kprint_render_plain(b, fmt, n, fs, ap) ||
+	       kprint_render_snprintf(b, fmt, n, fs, ap);
 }
 
 /**
