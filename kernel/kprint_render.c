@@ -20,6 +20,8 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 
+#include <asm/word-at-a-time.h>
+
 #include "kprint_render.h"
 
 /*
@@ -27,6 +29,34 @@
  * of characters; a longer one is treated like an invalid specification.
  */
 #define KPRINT_SPEC_MAX		64
+
+/*
+ * The bytes before the first '%' or NUL at @p.  Formats are mostly literal
+ * text, and scanning it a byte at a time was a good part of rendering's
+ * cost; past the unaligned head this reads aligned words, as strscpy()
+ * does, which never reach past the page holding the terminating NUL.
+ */
+static size_t kprint_fmt_literal_len(const char *p)
+{
+	const struct word_at_a_time constants = WORD_AT_A_TIME_CONSTANTS;
+	const unsigned long percents = REPEAT_BYTE('%');
+	unsigned long w, zeros, marks;
+	size_t len = 0;
+
+	for (; !IS_ALIGNED((unsigned long)(p + len), sizeof(long)); len++)
+		if (!p[len] || p[len] == '%')
+			return len;
+	for (;; len += sizeof(long)) {
+		w = read_word_at_a_time(p + len);
+		if (has_zero(w, &zeros, &constants) |
+		    has_zero(w ^ percents, &marks, &constants))
+			break;
+	}
+	/* Each mask's lowest byte is right; only later ones may be false. */
+	zeros = prep_zero_mask(w, zeros, &constants) |
+		prep_zero_mask(w ^ percents, marks, &constants);
+	return len + find_zero(create_zero_mask(zeros));
+}
 
 /**
  * kprint_fmt_decode() - classify the next token of a format
@@ -57,10 +87,8 @@ unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec)
 		return 0;
 	}
 	if (*p != '%') {
-		while (*p && *p != '%')
-			p++;
 		spec->type = KPRINT_FMT_LITERAL;
-		return p - fmt;
+		return kprint_fmt_literal_len(p);
 	}
 
 	p++;
