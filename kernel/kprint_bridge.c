@@ -156,7 +156,26 @@ static struct {
 	atomic64_t dropped_recursion;
 	atomic64_t dropped_scratch;
 	atomic64_t backlog;
+	atomic64_t deferred;
 } kprint_bridge_count;
+
+/*
+ * How many bridged records keep their arguments as values, rendered when
+ * read (kprint_bridge_defer()): for tests and the curious, not the wire.
+ */
+static int kprint_bridge_deferred_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&kprint_bridge_count.deferred));
+}
+
+static const struct kernel_param_ops kprint_bridge_deferred_ops = {
+	.get = kprint_bridge_deferred_get,
+};
+
+module_param_cb(bridge_deferred, &kprint_bridge_deferred_ops, NULL, 0444);
+MODULE_PARM_DESC(bridge_deferred,
+		 "Bridged records whose arguments are rendered when read (read-only)");
 
 
 /* Module parameter "bridge" */
@@ -1136,6 +1155,32 @@ static void kprint_bridge_render(struct kprint_builder *b,
 static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_site_tmp);
 
 /*
+ * Stores the arguments of @m as values, for rendering when the record is
+ * read (kprint_render_deferred(), KPRINT_REC_DEFERRED), where the text
+ * then made is surely the one printk stores: a plain message of facility
+ * 0 (no dev_printk() prefix, no /dev/kmsg write) whose format, stored
+ * whole, ends its line, and whose level prefix is the format's own.
+ * @level and @cont are set from that prefix, as printk sets them from the
+ * text's.  Not with the selfcheck on, which compares the stored text.
+ */
+static bool kprint_bridge_defer(struct kprint_builder *b,
+				const struct kprint_bridge_msg *m,
+				int *level, bool *cont)
+{
+	size_t skip = m->format - m->fmt;
+
+	if (m->wrap >= 0 || m->facility || kprint_selfcheck_enabled() ||
+	    m->format_len >= KPRINT_FORMAT_MAX ||
+	    m->format[m->format_len] != '\n' || m->format[m->format_len + 1])
+		return false;
+	if (kprint_render_deferred(b, m->format, *m->args,
+				   KPRINT_BRIDGE_LINE_MAX - 1 - skip))
+		return false;
+	kprint_bridge_parse_prefix(m->fmt, skip, level, cont);
+	return true;
+}
+
+/*
  * Builds the record of @m in @b and commits it.  Returns the seq, 0 if the
  * ring refused it.
  */
@@ -1174,6 +1219,13 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, m->format,
 			    min_t(size_t, m->format_len, KPRINT_FORMAT_MAX));
 
+	if (kprint_bridge_defer(b, m, &level, &cont)) {
+		atomic64_inc(&kprint_bridge_count.deferred);
+		rec->rflags |= KPRINT_REC_DEFERRED;
+		newline = true;
+		goto sealed;
+	}
+
 	kprint_bridge_render(b, m);
 
 	/* printk keeps LOG_LINE_MAX - 1 bytes, its prefix included. */
@@ -1188,6 +1240,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 		b->text_start = skip;
 	}
 	newline = b->text_len > skip && b->text[b->text_len - 1] == '\n';
+sealed:
 	kprint_rec_end(b);
 
 	caller_id = kprint_bridge_caller_id();

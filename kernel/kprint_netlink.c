@@ -363,9 +363,15 @@ int kprint_nl_init(void)
 {
 	int err;
 
-	err = genl_register_family(&kprint_nl_family);
+	err = kprint_nl_fill_init();
 	if (err)
 		return err;
+
+	err = genl_register_family(&kprint_nl_family);
+	if (err) {
+		kprint_nl_fill_exit();
+		return err;
+	}
 
 	kprint_ntf_start(&kprint_ring, &kprint_nl_family);
 	return 0;
@@ -381,4 +387,5 @@ void kprint_nl_exit(void)
 {
 	kprint_ntf_stop();
 	genl_unregister_family(&kprint_nl_family);
+	kprint_nl_fill_exit();
 }

@@ -9,13 +9,63 @@
  * kprint_nl_fill_one()): they only copy.
  */
 
+#include <linux/percpu.h>
+
 #include <net/netlink.h>
 
 #include <uapi/linux/kprint.h>
 
 #include "kprint_genl.h"
 #include "kprint_nl_fill.h"
+#include "kprint_render.h"
 #include "kprint_ring.h"
+
+/*
+ * Where a deferred record (KPRINT_REC_DEFERRED) is expanded for the
+ * message.  Per CPU: kprint_ring_read() calls kprint_nl_fill_one() with
+ * the ring lock held and interrupts off, and no record is read in NMI.
+ */
+struct kprint_nl_expansion {
+	u64 rec[KPRINT_REC_MAX / sizeof(u64)];
+	char text[KPRINT_TEXT_MAX];
+};
+
+static struct kprint_nl_expansion __percpu *kprint_nl_expansion;
+
+/**
+ * kprint_nl_fill_init() - allocate what filling messages needs
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int kprint_nl_fill_init(void)
+{
+	kprint_nl_expansion = alloc_percpu(struct kprint_nl_expansion);
+	return kprint_nl_expansion ? 0 : -ENOMEM;
+}
+
+/**
+ * kprint_nl_fill_exit() - free it, once no message is being filled
+ *
+ * Context: Process context.
+ */
+void kprint_nl_fill_exit(void)
+{
+	free_percpu(kprint_nl_expansion);
+	kprint_nl_expansion = NULL;
+}
+
+static const struct kprint_rec *kprint_nl_expand(const struct kprint_rec *rec)
+{
+	struct kprint_nl_expansion *x = this_cpu_ptr(kprint_nl_expansion);
+	struct kprint_builder b = {
+		.rec = (struct kprint_rec *)x->rec,
+		.text = x->text,
+	};
+
+	kprint_render_expand(rec, &b);
+	return b.rec;
+}
 
 /* The attribute each of a record's strings goes out as. */
 static const u16 kprint_nl_str_attr[KPRINT_STR_ARG0] = {
@@ -138,6 +188,8 @@ int kprint_nl_fill_one(const struct kprint_rec *rec, void *arg)
 		return KPRINT_RING_STOP;
 	if (f->ntf && (rec->rflags & KPRINT_REC_NO_NTF))
 		return KPRINT_RING_NEXT;
+	if (f->skb && (rec->rflags & KPRINT_REC_DEFERRED))
+		rec = kprint_nl_expand(rec);
 	if (f->skb &&
 	    (kprint_nl_record_size(rec) > skb_tailroom(f->skb) ||
 	     kprint_nl_record_fill(f->skb, rec))) {

@@ -30,6 +30,8 @@ struct kprint_nl_fill {
 	bool full;
 };
 
+int kprint_nl_fill_init(void);
+void kprint_nl_fill_exit(void);
 int kprint_nl_fill_one(const struct kprint_rec *rec, void *arg);
 
 size_t kprint_nl_stats_size(void);

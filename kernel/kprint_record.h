@@ -43,6 +43,11 @@
 /* Ring-internal bits of kprint_rec::rflags, never shown to userspace. */
 #define KPRINT_REC_PAD		BIT(0)	/* filler up to the end of the buffer */
 #define KPRINT_REC_NO_NTF	BIT(1)	/* nobody listened when it was stored */
+/*
+ * Arguments kept as values and no text (kprint_render_deferred()): readers
+ * see the record kprint_render_expand() makes of it.
+ */
+#define KPRINT_REC_DEFERRED	BIT(2)
 
 /* Strings of a record, in kprint_rec::slen order (see the DOC above). */
 enum kprint_rec_str {

@@ -247,81 +247,111 @@ static void kprint_render_emit(struct kprint_builder *b, const char *s,
  * specification, which made up much of kprint's cost over printk.  The
  * bytes are the ones vsnprintf() writes for these: plain decimal or
  * lower-case hex, and for %s the string, or "(null)" / "(efault)" where
- * check_pointer_msg() refuses the pointer.
- *
- * Return: false, with nothing consumed, for any other specification.
+ * check_pointer_msg() refuses the pointer.  The printk bridge also keeps
+ * the values of these conversions as they are and renders them only when
+ * the record is read (kprint_render_deferred()).
  */
-static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
-				unsigned int n, const struct kprint_fmt_spec *fs,
-				va_list *ap)
+enum kprint_plain {
+	KPRINT_PLAIN_NONE,
+	KPRINT_PLAIN_STR,
+	KPRINT_PLAIN_INT,
+};
+
+/* Which plain conversion the specification @fmt of @n bytes is, if any. */
+static enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
+					   const struct kprint_fmt_spec *fs)
 {
-	static const char hex[] = "0123456789abcdef";
-	char digits[24], *p = digits + sizeof(digits);
 	const char conv = fmt[n - 1];
-	unsigned long long v;
-	bool neg = false;
-	const char *s;
 
 	if (fs->star_width || fs->star_prec)
-		return false;
+		return KPRINT_PLAIN_NONE;
 	switch (n) {
 	case 2:					/* %d */
 		break;
 	case 3:					/* %ld %zu */
 		if (fmt[1] != 'l' && fmt[1] != 'z')
-			return false;
+			return KPRINT_PLAIN_NONE;
 		break;
 	case 4:					/* %llu */
 		if (fmt[1] != 'l' || fmt[2] != 'l')
-			return false;
+			return KPRINT_PLAIN_NONE;
 		break;
 	default:
-		return false;
+		return KPRINT_PLAIN_NONE;
 	}
 
-	if (fs->type == KPRINT_FMT_STR) {
-		if (n != 2)
-			return false;
-		s = va_arg(*ap, const char *);
-		if (!s)
-			s = "(null)";
-		else if ((unsigned long)s < PAGE_SIZE || IS_ERR_VALUE(s))
-			s = "(efault)";
-		/* Longer than the text can hold is cut there, as vsnprintf() does. */
-		kprint_render_emit(b, s, strnlen(s, KPRINT_TEXT_MAX));
-		return true;
-	}
-
+	if (fs->type == KPRINT_FMT_STR)
+		return n == 2 ? KPRINT_PLAIN_STR : KPRINT_PLAIN_NONE;
 	if (conv != 'd' && conv != 'i' && conv != 'u' && conv != 'x')
-		return false;
+		return KPRINT_PLAIN_NONE;
 	switch (fs->type) {
 	case KPRINT_FMT_INT:
-		v = va_arg(*ap, int);
-		neg = (long long)v < 0;
-		break;
 	case KPRINT_FMT_UINT:
-		v = va_arg(*ap, unsigned int);
-		break;
 	case KPRINT_FMT_LONG:
-		v = va_arg(*ap, long);
-		neg = (long long)v < 0;
-		break;
 	case KPRINT_FMT_ULONG:
-		v = va_arg(*ap, unsigned long);
-		break;
 	case KPRINT_FMT_SSIZE:
-		v = va_arg(*ap, ssize_t);
-		neg = (long long)v < 0;
-		break;
 	case KPRINT_FMT_SIZE:
-		v = va_arg(*ap, size_t);
+	case KPRINT_FMT_LLONG:
+		return KPRINT_PLAIN_INT;
+	default:
+		return KPRINT_PLAIN_NONE;
+	}
+}
+
+/* The string a plain %s prints for @s. */
+static const char *kprint_plain_str(const char *s)
+{
+	if (!s)
+		return "(null)";
+	if ((unsigned long)s < PAGE_SIZE || IS_ERR_VALUE(s))
+		return "(efault)";
+	return s;
+}
+
+/* A plain integer's value, signed types sign-extended to 64 bits. */
+static u64 kprint_plain_int(const struct kprint_fmt_spec *fs, va_list *ap)
+{
+	switch (fs->type) {
+	case KPRINT_FMT_INT:
+		return va_arg(*ap, int);
+	case KPRINT_FMT_UINT:
+		return va_arg(*ap, unsigned int);
+	case KPRINT_FMT_LONG:
+		return va_arg(*ap, long);
+	case KPRINT_FMT_ULONG:
+		return va_arg(*ap, unsigned long);
+	case KPRINT_FMT_SSIZE:
+		return va_arg(*ap, ssize_t);
+	case KPRINT_FMT_SIZE:
+		return va_arg(*ap, size_t);
+	default:			/* KPRINT_FMT_LLONG */
+		return va_arg(*ap, long long);
+	}
+}
+
+/*
+ * A plain integer's digits, written backwards to end at @end (room for 21
+ * bytes before it).  Returns where they start.
+ */
+static char *kprint_plain_digits(char *end, const char *fmt, unsigned int n,
+				 const struct kprint_fmt_spec *fs, u64 v)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char conv = fmt[n - 1];
+	bool neg = false;
+	char *p = end;
+
+	switch (fs->type) {
+	case KPRINT_FMT_INT:
+	case KPRINT_FMT_LONG:
+	case KPRINT_FMT_SSIZE:
+		neg = (long long)v < 0;
 		break;
 	case KPRINT_FMT_LLONG:
-		v = va_arg(*ap, long long);
 		neg = (conv == 'd' || conv == 'i') && (long long)v < 0;
 		break;
 	default:
-		return false;
+		break;
 	}
 
 	/* Negated as unsigned: right for the most negative value too. */
@@ -340,8 +370,47 @@ static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
 	}
 	if (neg)
 		*--p = '-';
-	kprint_render_emit(b, p, digits + sizeof(digits) - p);
-	return true;
+	return p;
+}
+
+/* Longest plain integer: 20 digits and a sign. */
+#define KPRINT_PLAIN_INT_MAX	21
+
+/* Both the argument and its place in the text, for a plain integer. */
+static void kprint_plain_emit_int(struct kprint_builder *b, const char *fmt,
+				  unsigned int n,
+				  const struct kprint_fmt_spec *fs, u64 v)
+{
+	char digits[KPRINT_PLAIN_INT_MAX + 3];
+	char *end = digits + sizeof(digits);
+	char *p = kprint_plain_digits(end, fmt, n, fs, v);
+
+	kprint_render_emit(b, p, end - p);
+}
+
+/*
+ * A plain conversion, rendered.
+ *
+ * Return: false, with nothing consumed, for any other specification.
+ */
+static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
+				unsigned int n, const struct kprint_fmt_spec *fs,
+				va_list *ap)
+{
+	const char *s;
+
+	switch (kprint_plain_kind(fmt, n, fs)) {
+	case KPRINT_PLAIN_STR:
+		s = kprint_plain_str(va_arg(*ap, const char *));
+		/* Longer than the text can hold is cut there, as vsnprintf() does. */
+		kprint_render_emit(b, s, strnlen(s, KPRINT_TEXT_MAX));
+		return true;
+	case KPRINT_PLAIN_INT:
+		kprint_plain_emit_int(b, fmt, n, fs, kprint_plain_int(fs, ap));
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -628,4 +697,144 @@ end:
 		return -EINVAL;
 	buf[out] = '\0';
 	return out;
+}
+
+/**
+ * kprint_render_deferred() - keep a format's arguments for rendering later
+ * @b: builder, after every fixed string (the format among them) is stored
+ * @fmt: printf-style format, whose text will be the stored format's
+ * @args: its arguments
+ * @room: the most text bytes the record may have
+ *
+ * The printk bridge's way around rendering every message twice: printk
+ * renders the text itself, and the record need only keep what it takes to
+ * render it again when someone reads it.  Only formats made of literal
+ * text and plain conversions (kprint_plain_kind()) qualify: a plain
+ * integer is stored as its 64-bit value, a plain %s as the string (it may
+ * be gone by the time of reading).  The text is not stored at all;
+ * kprint_render_expand() makes it, with the arguments, from the stored
+ * format.  Refused, with the builder as it was, when any conversion is
+ * not plain, a string is longer than an argument may be, the text could
+ * be longer than @room (so would be cut), or the text could begin with a
+ * KERN_SOH that is not the format's own (printk would take it for a
+ * level).
+ *
+ * Context: Any context in which vsnprintf() of @fmt is safe.
+ * Return: 0, or -EINVAL when the format must be rendered now.
+ */
+int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
+			   va_list args, size_t room)
+{
+	struct kprint_rec *rec = b->rec;
+	char *const pos = b->pos;
+	struct kprint_fmt_spec fs;
+	size_t bound = 0, len;
+	const char *s;
+	unsigned int n;
+	va_list ap;
+	u64 v;
+
+	va_copy(ap, args);
+	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
+		switch (fs.type) {
+		case KPRINT_FMT_LITERAL:
+			if (!bound && *fmt == KERN_SOH_ASCII)
+				goto refuse;
+			bound += n;
+			continue;
+		case KPRINT_FMT_PERCENT:
+			if (fs.star_width || fs.star_prec)
+				goto refuse;
+			bound++;
+			continue;
+		default:
+			break;
+		}
+		if (rec->nr_args == KPRINT_ARGS_MAX)
+			goto refuse;
+		switch (kprint_plain_kind(fmt, n, &fs)) {
+		case KPRINT_PLAIN_STR:
+			s = kprint_plain_str(va_arg(ap, const char *));
+			len = strnlen(s, KPRINT_ARG_MAX);
+			if (len == KPRINT_ARG_MAX || (!bound && *s == KERN_SOH_ASCII))
+				goto refuse;
+			kprint_rec_add_arg(b, s, len);
+			bound += len;
+			break;
+		case KPRINT_PLAIN_INT:
+			v = kprint_plain_int(&fs, &ap);
+			kprint_rec_add_arg(b, (const char *)&v, sizeof(v));
+			bound += KPRINT_PLAIN_INT_MAX;
+			break;
+		default:
+			goto refuse;
+		}
+	}
+	va_end(ap);
+	if (bound <= room)
+		return 0;
+	goto undo;
+
+refuse:
+	va_end(ap);
+undo:
+	b->pos = pos;
+	rec->nr_args = 0;
+	return -EINVAL;
+}
+
+/**
+ * kprint_render_expand() - the record readers see, of a deferred one
+ * @src: a record of rflags KPRINT_REC_DEFERRED (kprint_render_deferred())
+ * @b: builder whose @rec (KPRINT_REC_MAX bytes) and @text are to be used
+ *
+ * Renders the arguments and the text from the stored format and values,
+ * byte for byte what rendering them when the record was made would have
+ * stored.  The format was stored without its trailing newline, which the
+ * text of a printk message drops too.
+ *
+ * Context: Any context.
+ */
+void kprint_render_expand(const struct kprint_rec *src,
+			  struct kprint_builder *b)
+{
+	const char *fmt = kprint_rec_format(src);
+	struct kprint_rec *rec = b->rec;
+	struct kprint_fmt_spec fs;
+	unsigned int i, n, arg = 0;
+	const char *s;
+
+	kprint_copy(rec, src, sizeof(*src));
+	rec->rflags &= ~KPRINT_REC_DEFERRED;
+	rec->nr_args = 0;
+	b->pos = rec->data;
+	b->text_len = 0;
+	b->text_start = 0;
+	for (i = 0; i < KPRINT_STR_TEXT; i++)
+		kprint_rec_put_strn(b, i, kprint_rec_str(src, i),
+				    src->slen[i]);
+
+	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
+		switch (fs.type) {
+		case KPRINT_FMT_LITERAL:
+			kprint_rec_append_text(b, fmt, n);
+			continue;
+		case KPRINT_FMT_PERCENT:
+			kprint_rec_append_text(b, "%", 1);
+			continue;
+		default:
+			break;
+		}
+		if (WARN_ON_ONCE(arg == src->nr_args))
+			break;
+		s = kprint_rec_str(src, KPRINT_STR_ARG0 + arg);
+		if (kprint_plain_kind(fmt, n, &fs) == KPRINT_PLAIN_STR)
+			kprint_render_emit(b, s, src->slen[KPRINT_STR_ARG0 + arg]);
+		else
+			kprint_plain_emit_int(b, fmt, n, &fs,
+					      get_unaligned((const u64 *)s));
+		arg++;
+	}
+	kprint_rec_append_text(b, "\n", 1);
+	kprint_rec_end(b);
 }

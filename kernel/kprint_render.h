@@ -71,6 +71,12 @@ enum kprint_render_err {
 
 int kprint_render_marked(const struct kprint_rec *rec, char *buf, size_t size);
 
+__printf(2, 0)
+int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
+			   va_list args, size_t room);
+void kprint_render_expand(const struct kprint_rec *src,
+			  struct kprint_builder *b);
+
 enum kprint_render_err kprint_render_given(struct kprint_builder *b,
 					   const char *fmt,
 					   const char *const *args,

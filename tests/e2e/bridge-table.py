@@ -98,14 +98,42 @@ def monitor_follows():
 wait_for("the monitor follows the ring", monitor_follows)
 stats0 = genl.stats()
 
+DEFERRED = "/sys/module/kprint/parameters/bridge_deferred"
+# The conversions whose values the bridge keeps, to render them when the
+# record is read (kprint_render_deferred()).
+PLAIN = {"%s"} | {f"%{q}{c}" for q in ("", "l", "ll", "z") for c in "diux"}
+
+
+def deferrable(e):
+    """A table entry the bridge stores with its arguments as values: one of
+    plain conversions, ending its line, not dev_*() nor cut."""
+    if e["call"].endswith("_nonl") or e["device"] or e["truncated"]:
+        return False
+    convs = [m.group() for m in CONVERSION.finditer(e["format"]) if m.group() != "%%"]
+    args = e.get("args", [""] * len(convs))
+    strs = [a for c, a in zip(convs, args) if c == "%s"]
+    # printk would take a KERN_SOH at the start of the text for a level.
+    soh_first = e["format"].startswith("%s") and args[0].startswith("\x01")
+    return set(convs) <= PLAIN and all(len(a.encode()) < 256 for a in strs) and not soh_first
+
+
+def read_deferred():
+    with open(DEFERRED) as f:
+        return int(f.read())
+
+
 TRIGGERS = [("table", 1), ("dev", 1), ("cont", CONT_LINES), ("ratelimited", RL_BURST),
             ("deferred", 1), ("hexdump", 1)]
 windows = {}
 for trigger, n in TRIGGERS:
     kmsg_write(MARK + trigger)
     t0 = time.monotonic_ns()
+    if trigger == "table":
+        deferred0, bridged0 = read_deferred(), genl.stats()["bridged"]
     write_printk_param(trigger, n)
     windows[trigger] = (t0, time.monotonic_ns())
+    if trigger == "table":
+        deferred1, bridged1 = read_deferred(), genl.stats()["bridged"]
 kmsg_write(MARK + "end")
 
 # The monitor has everything once it has the last marker.
@@ -240,6 +268,16 @@ def check_plain(trigger, exps, per_exp=1):
 
 # The table and dev_*().
 recs = check_plain("table", by_trigger["table"])
+# Both ways of storing a record are the ones checked above: with the text
+# rendered at once, and with plain arguments kept as values.
+plain = sum(1 for e in by_trigger["table"] if deferrable(e))
+others = bridged1 - bridged0 - len(by_trigger["table"])	# the kernel's own meanwhile
+print(f"# table: {plain} of {len(by_trigger['table'])} records plain, "
+      f"{deferred1 - deferred0} kept as values by the bridge, {others} other messages")
+check("table: the bridge kept the arguments of every plain record as values, and only those",
+      plain <= deferred1 - deferred0 <= plain + others and plain >= 10 and
+      len(by_trigger["table"]) - plain >= 10,
+      (deferred1 - deferred0, plain, others, len(by_trigger["table"])))
 offsets = {r["function"] for r in recs if r["function"].startswith("kppt_table_one")}
 check("table: each call site has an offset of its own",
       len(offsets) == len(by_trigger["table"]) - 1, f"{len(offsets)} offsets")
