@@ -395,6 +395,8 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
  * @skip: bytes of leading KERN_SOH pairs (printk_skip_headers())
  * @len: bytes of the format after them, without one trailing newline
  * @id: FNV-1a 64 of those @len bytes
+ * @plan: its conversions (kprint_render_plan()); deferrable only if the
+ *	format also ends its line and is stored whole
  */
 struct kprint_bridge_format {
 	unsigned long key;
@@ -402,6 +404,7 @@ struct kprint_bridge_format {
 	u16 skip;
 	u16 len;
 	u64 id;
+	struct kprint_render_plan plan;
 };
 
 static struct kprint_bridge_format *kprint_bridge_formats;
@@ -456,6 +459,10 @@ static void kprint_bridge_format_add(unsigned long key, size_t size,
 			f->skip = skip;
 			f->len = len;
 			f->id = id;
+			kprint_render_plan((const char *)key + skip, &f->plan);
+			/* The text is the stored format's, its newline dropped. */
+			if (len >= KPRINT_FORMAT_MAX || size - 1 - skip != len + 1)
+				f->plan.deferrable = false;
 			smp_store_release(&f->ready, true);
 			return;
 		}
@@ -926,6 +933,7 @@ static const struct {
  * @format_len: its length without the trailing newline
  * @format_id: FNV-1a 64 of those @format_len bytes
  * @format_args: the arguments of @format
+ * @plan: @format's plan if the format cache has it, else NULL
  */
 struct kprint_bridge_msg {
 	int facility;
@@ -940,6 +948,7 @@ struct kprint_bridge_msg {
 	size_t format_len;
 	u64 format_id;
 	va_list *format_args;
+	const struct kprint_render_plan *plan;
 };
 
 static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
@@ -960,6 +969,7 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 	m->wrap = -1;
 	m->format = m->fmt;
 	m->format_args = m->args;
+	m->plan = NULL;
 
 	for (i = 0; i < ARRAY_SIZE(kprint_bridge_wrappers); i++) {
 		if (strcmp(m->fmt, kprint_bridge_wrappers[i].fmt))
@@ -984,6 +994,7 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 		m->format += f->skip;
 		m->format_len = f->len;
 		m->format_id = f->id;
+		m->plan = &f->plan;
 		return;
 	}
 	m->format = printk_skip_headers(m->format);
@@ -1169,13 +1180,20 @@ static bool kprint_bridge_defer(struct kprint_builder *b,
 {
 	size_t skip = m->format - m->fmt;
 
-	if (m->wrap >= 0 || m->facility || kprint_selfcheck_enabled() ||
-	    m->format_len >= KPRINT_FORMAT_MAX ||
-	    m->format[m->format_len] != '\n' || m->format[m->format_len + 1])
+	size_t room = KPRINT_BRIDGE_LINE_MAX - 1 - skip;
+
+	if (m->wrap >= 0 || m->facility || kprint_selfcheck_enabled())
 		return false;
-	if (kprint_render_deferred(b, m->format, *m->args,
-				   KPRINT_BRIDGE_LINE_MAX - 1 - skip))
+	if (m->plan) {
+		if (!m->plan->deferrable ||
+		    kprint_render_planned(b, m->plan, *m->args, room))
+			return false;
+	} else if (m->format_len >= KPRINT_FORMAT_MAX ||
+		   m->format[m->format_len] != '\n' ||
+		   m->format[m->format_len + 1] ||
+		   kprint_render_deferred(b, m->format, *m->args, room)) {
 		return false;
+	}
 	kprint_bridge_parse_prefix(m->fmt, skip, level, cont);
 	return true;
 }

@@ -715,9 +715,9 @@ end:
  * kprint_render_expand() makes it, with the arguments, from the stored
  * format.  Refused, with the builder as it was, when any conversion is
  * not plain, a string is longer than an argument may be, the text could
- * be longer than @room (so would be cut), or the text could begin with a
- * KERN_SOH that is not the format's own (printk would take it for a
- * level).
+ * be longer than @room (so would be cut), or the format begins with a %s,
+ * which could begin the text with a KERN_SOH (printk would take it for a
+ * level).  kprint_render_planned() does the same by a format's plan.
  *
  * Context: Any context in which vsnprintf() of @fmt is safe.
  * Return: 0, or -EINVAL when the format must be rendered now.
@@ -727,6 +727,7 @@ int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
 {
 	struct kprint_rec *rec = b->rec;
 	char *const pos = b->pos;
+	const char *const first = fmt;
 	struct kprint_fmt_spec fs;
 	size_t bound = 0, len;
 	const char *s;
@@ -738,8 +739,6 @@ int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
 	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
 		switch (fs.type) {
 		case KPRINT_FMT_LITERAL:
-			if (!bound && *fmt == KERN_SOH_ASCII)
-				goto refuse;
 			bound += n;
 			continue;
 		case KPRINT_FMT_PERCENT:
@@ -754,9 +753,12 @@ int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
 			goto refuse;
 		switch (kprint_plain_kind(fmt, n, &fs)) {
 		case KPRINT_PLAIN_STR:
+			/* It could begin the text with a level prefix. */
+			if (fmt == first)
+				goto refuse;
 			s = kprint_plain_str(va_arg(ap, const char *));
 			len = strnlen(s, KPRINT_ARG_MAX);
-			if (len == KPRINT_ARG_MAX || (!bound && *s == KERN_SOH_ASCII))
+			if (len == KPRINT_ARG_MAX)
 				goto refuse;
 			kprint_rec_add_arg(b, s, len);
 			bound += len;
@@ -778,6 +780,106 @@ int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
 refuse:
 	va_end(ap);
 undo:
+	b->pos = pos;
+	rec->nr_args = 0;
+	return -EINVAL;
+}
+
+/**
+ * kprint_render_plan() - work out a format's plan for kprint_render_planned()
+ * @fmt: printf-style format
+ * @plan: filled in
+ *
+ * For callers that see the same format again and again (the printk
+ * bridge's format cache): kprint_render_planned() then takes the arguments
+ * without walking the format.
+ *
+ * Context: Any context.
+ */
+void kprint_render_plan(const char *fmt, struct kprint_render_plan *plan)
+{
+	struct kprint_fmt_spec fs;
+	unsigned int n, bound = 0;
+	bool first = true;
+
+	memset(plan, 0, sizeof(*plan));
+	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n, first = false) {
+		switch (fs.type) {
+		case KPRINT_FMT_LITERAL:
+			bound += n;
+			continue;
+		case KPRINT_FMT_PERCENT:
+			if (fs.star_width || fs.star_prec)
+				return;
+			bound++;
+			continue;
+		default:
+			break;
+		}
+		if (plan->nr == KPRINT_ARGS_MAX)
+			return;
+		switch (kprint_plain_kind(fmt, n, &fs)) {
+		case KPRINT_PLAIN_STR:
+			if (first)
+				return;
+			break;
+		case KPRINT_PLAIN_INT:
+			bound += KPRINT_PLAIN_INT_MAX;
+			break;
+		default:
+			return;
+		}
+		plan->type[plan->nr++] = fs.type;
+	}
+	if (bound > U16_MAX)
+		return;
+	plan->bound = bound;
+	plan->deferrable = true;
+}
+
+/**
+ * kprint_render_planned() - kprint_render_deferred(), by a format's plan
+ * @b: builder, after every fixed string (the format among them) is stored
+ * @plan: the format's plan, deferrable
+ * @args: its arguments
+ * @room: the most text bytes the record may have
+ *
+ * Context: Any context.
+ * Return: 0, or -EINVAL (with the builder as it was) when the format must
+ * be rendered now: a string longer than an argument may be, or a text that
+ * could be longer than @room.
+ */
+int kprint_render_planned(struct kprint_builder *b,
+			  const struct kprint_render_plan *plan, va_list args,
+			  size_t room)
+{
+	struct kprint_rec *rec = b->rec;
+	char *const pos = b->pos;
+	struct kprint_fmt_spec fs = {};
+	size_t bound = plan->bound, len;
+	const char *s;
+	unsigned int i;
+	va_list ap;
+	u64 v;
+
+	va_copy(ap, args);
+	for (i = 0; i < plan->nr; i++) {
+		fs.type = plan->type[i];
+		if (fs.type == KPRINT_FMT_STR) {
+			s = kprint_plain_str(va_arg(ap, const char *));
+			len = strnlen(s, KPRINT_ARG_MAX);
+			if (len == KPRINT_ARG_MAX)
+				break;
+			kprint_rec_add_arg(b, s, len);
+			bound += len;
+		} else {
+			v = kprint_plain_int(&fs, &ap);
+			kprint_rec_add_arg(b, (const char *)&v, sizeof(v));
+		}
+	}
+	va_end(ap);
+	if (i == plan->nr && bound <= room)
+		return 0;
 	b->pos = pos;
 	rec->nr_args = 0;
 	return -EINVAL;

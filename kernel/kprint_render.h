@@ -71,6 +71,27 @@ enum kprint_render_err {
 
 int kprint_render_marked(const struct kprint_rec *rec, char *buf, size_t size);
 
+/**
+ * struct kprint_render_plan - a format's conversions, worked out once
+ * @deferrable: kprint_render_planned() may keep its arguments as values:
+ *	only plain conversions, nothing vsnprintf() stops at, no '*', at most
+ *	KPRINT_ARGS_MAX of them, and a first token that is literal text or an
+ *	integer (so that the text cannot begin with an argument's KERN_SOH)
+ * @nr: its conversions
+ * @bound: the most bytes its literal text and integers render to
+ * @type: each conversion's enum kprint_fmt_type
+ */
+struct kprint_render_plan {
+	bool deferrable;
+	u8 nr;
+	u16 bound;
+	u8 type[KPRINT_ARGS_MAX];
+};
+
+void kprint_render_plan(const char *fmt, struct kprint_render_plan *plan);
+int kprint_render_planned(struct kprint_builder *b,
+			  const struct kprint_render_plan *plan, va_list args,
+			  size_t room);
 __printf(2, 0)
 int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
 			   va_list args, size_t room);

@@ -112,9 +112,10 @@ def deferrable(e):
     convs = [m.group() for m in CONVERSION.finditer(e["format"]) if m.group() != "%%"]
     args = e.get("args", [""] * len(convs))
     strs = [a for c, a in zip(convs, args) if c == "%s"]
-    # printk would take a KERN_SOH at the start of the text for a level.
-    soh_first = e["format"].startswith("%s") and args[0].startswith("\x01")
-    return set(convs) <= PLAIN and all(len(a.encode()) < 256 for a in strs) and not soh_first
+    # A string first could begin the text with a KERN_SOH, which printk
+    # would take for a level.
+    return set(convs) <= PLAIN and all(len(a.encode()) < 256 for a in strs) and \
+        not e["format"].startswith("%s")
 
 
 def read_deferred():
