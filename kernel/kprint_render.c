@@ -565,6 +565,23 @@ out:
 	va_end(ap);
 }
 
+/* A format's literal text and its %% go to the text as they are. */
+static bool kprint_render_text_token(struct kprint_builder *b, const char *fmt,
+				     unsigned int n,
+				     const struct kprint_fmt_spec *fs)
+{
+	switch (fs->type) {
+	case KPRINT_FMT_LITERAL:
+		kprint_rec_append_text(b, fmt, n);
+		return true;
+	case KPRINT_FMT_PERCENT:
+		kprint_rec_append_text(b, "%", 1);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /**
  * kprint_render_given() - the text of a format whose arguments are rendered
  * @b: builder, after every fixed string has been stored
@@ -595,23 +612,14 @@ enum kprint_render_err kprint_render_given(struct kprint_builder *b,
 	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
 		if (fs.star_width || fs.star_prec)
 			return KPRINT_RENDER_STAR;
-
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			kprint_rec_append_text(b, fmt, n);
-			break;
-		case KPRINT_FMT_PERCENT:
-			kprint_rec_append_text(b, "%", 1);
-			break;
-		case KPRINT_FMT_INVALID:
+		if (kprint_render_text_token(b, fmt, n, &fs))
+			continue;
+		if (fs.type == KPRINT_FMT_INVALID)
 			return KPRINT_RENDER_INVALID;
-		default:
-			if (i == nargs)
-				return KPRINT_RENDER_MISMATCH;
-			kprint_render_emit(b, args[i], lens[i]);
-			i++;
-			break;
-		}
+		if (i == nargs)
+			return KPRINT_RENDER_MISMATCH;
+		kprint_render_emit(b, args[i], lens[i]);
+		i++;
 	}
 	return i == nargs ? KPRINT_RENDER_OK : KPRINT_RENDER_MISMATCH;
 }
@@ -717,7 +725,8 @@ end:
  * not plain, a string is longer than an argument may be, the text could
  * be longer than @room (so would be cut), or the format begins with a %s,
  * which could begin the text with a KERN_SOH (printk would take it for a
- * level).  kprint_render_planned() does the same by a format's plan.
+ * level).  The format's plan (kprint_render_plan()) is worked out on the
+ * way; a caller that keeps plans uses kprint_render_planned() instead.
  *
  * Context: Any context in which vsnprintf() of @fmt is safe.
  * Return: 0, or -EINVAL when the format must be rendered now.
@@ -725,64 +734,12 @@ end:
 int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
 			   va_list args, size_t room)
 {
-	struct kprint_rec *rec = b->rec;
-	char *const pos = b->pos;
-	const char *const first = fmt;
-	struct kprint_fmt_spec fs;
-	size_t bound = 0, len;
-	const char *s;
-	unsigned int n;
-	va_list ap;
-	u64 v;
+	struct kprint_render_plan plan;
 
-	va_copy(ap, args);
-	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			bound += n;
-			continue;
-		case KPRINT_FMT_PERCENT:
-			if (fs.star_width || fs.star_prec)
-				goto refuse;
-			bound++;
-			continue;
-		default:
-			break;
-		}
-		if (rec->nr_args == KPRINT_ARGS_MAX)
-			goto refuse;
-		switch (kprint_plain_kind(fmt, n, &fs)) {
-		case KPRINT_PLAIN_STR:
-			/* It could begin the text with a level prefix. */
-			if (fmt == first)
-				goto refuse;
-			s = kprint_plain_str(va_arg(ap, const char *));
-			len = strnlen(s, KPRINT_ARG_MAX);
-			if (len == KPRINT_ARG_MAX)
-				goto refuse;
-			kprint_rec_add_arg(b, s, len);
-			bound += len;
-			break;
-		case KPRINT_PLAIN_INT:
-			v = kprint_plain_int(&fs, &ap);
-			kprint_rec_add_arg(b, (const char *)&v, sizeof(v));
-			bound += KPRINT_PLAIN_INT_MAX;
-			break;
-		default:
-			goto refuse;
-		}
-	}
-	va_end(ap);
-	if (bound <= room)
-		return 0;
-	goto undo;
-
-refuse:
-	va_end(ap);
-undo:
-	b->pos = pos;
-	rec->nr_args = 0;
-	return -EINVAL;
+	kprint_render_plan(fmt, &plan);
+	if (!plan.deferrable)
+		return -EINVAL;
+	return kprint_render_planned(b, &plan, args, room);
 }
 
 /**
@@ -917,16 +874,8 @@ void kprint_render_expand(const struct kprint_rec *src,
 				    src->slen[i]);
 
 	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			kprint_rec_append_text(b, fmt, n);
+		if (kprint_render_text_token(b, fmt, n, &fs))
 			continue;
-		case KPRINT_FMT_PERCENT:
-			kprint_rec_append_text(b, "%", 1);
-			continue;
-		default:
-			break;
-		}
 		if (WARN_ON_ONCE(arg == src->nr_args))
 			break;
 		s = kprint_rec_str(src, KPRINT_STR_ARG0 + arg);
