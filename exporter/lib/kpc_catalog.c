@@ -560,6 +560,7 @@ int kpc_catalog_parse(const char *name, const char *buf, size_t len,
 fail:
 	free(po.e.id.s);
 	free(po.e.str.s);
+	free(po.e.refs.s);
 	kpc_catalog_free(po.c);
 	return ret;
 }
