@@ -248,40 +248,21 @@ def bridged_ring_use(n):
     raise RuntimeError("the ring never filled with bridged records: %r" % st)
 
 
-EMIT_SLICES = 8
-
-
-def switch_bridge(on, n):
-    """Switch the printk bridge and run a tenth of a pass unmeasured: a
-    switch rewrites the traced functions' first bytes, the emulator drops its
-    translations of them, and the pass after it paid for translating them
-    again (B9's repetitions ranged 1.2 to 2.5 in one run)."""
-    write(BRIDGE, "1" if on else "0")
-    kernel_run("printk", max(1, n // 10))
-
-
 def bench_emit(a, res):
     n = a.calls
     for mode in ("printk", "kprint"):
         kernel_run(mode, n)             # warm caches and the format ids
     rows = []
-    # The bridge off and on in turn, EMIT_SLICES times a repetition, each
-    # side a slice of the calls: a slow spell of the emulated machine (they
-    # last about a pass) then falls on both sides alike.  With one pass a
-    # side, B9's repetitions ranged 1.2 to 2.5 in one run.
-    m = max(1, n // EMIT_SLICES)
     for rep in range(a.reps):
-        row = dict.fromkeys(("printk_nobridge", "kprint_nobridge", "printk", "kprint"), 0.0)
+        row = {}
+        write(BRIDGE, "0")
         try:
-            for _ in range(EMIT_SLICES):
-                switch_bridge(False, m)
-                row["printk_nobridge"] += kernel_run("printk", m) / EMIT_SLICES
-                row["kprint_nobridge"] += kernel_run("kprint", m) / EMIT_SLICES
-                switch_bridge(True, m)
-                row["printk"] += kernel_run("printk", m) / EMIT_SLICES
-                row["kprint"] += kernel_run("kprint", m) / EMIT_SLICES
+            row["printk_nobridge"] = kernel_run("printk", n)
+            row["kprint_nobridge"] = kernel_run("kprint", n)
         finally:
             write(BRIDGE, "1")
+        row["printk"] = kernel_run("printk", n)
+        row["kprint"] = kernel_run("kprint", n)
         row["clock_read"] = kernel_run("clock", n)
         write("/sys/module/kprint/parameters/printk", "N")
         try:
