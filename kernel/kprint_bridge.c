@@ -409,6 +409,20 @@ struct kprint_bridge_format {
 
 static struct kprint_bridge_format *kprint_bridge_formats;
 
+/*
+ * The plan of @format (KERN_ pairs stripped, @len bytes without one
+ * trailing newline), deferrable only if the format also ends its line and
+ * is stored whole: the deferred text is the stored format's, rendered, and
+ * a printk text drops one trailing newline.
+ */
+static void kprint_bridge_plan(const char *format, size_t len,
+			       struct kprint_render_plan *plan)
+{
+	kprint_render_plan(format, plan);
+	if (len >= KPRINT_FORMAT_MAX || format[len] != '\n' || format[len + 1])
+		plan->deferrable = false;
+}
+
 /* Is [start, start + size) mapped read-only, every page of it? */
 static bool kprint_bridge_read_only(unsigned long start, size_t size)
 {
@@ -459,10 +473,8 @@ static void kprint_bridge_format_add(unsigned long key, size_t size,
 			f->skip = skip;
 			f->len = len;
 			f->id = id;
-			kprint_render_plan((const char *)key + skip, &f->plan);
-			/* The text is the stored format's, its newline dropped. */
-			if (len >= KPRINT_FORMAT_MAX || size - 1 - skip != len + 1)
-				f->plan.deferrable = false;
+			kprint_bridge_plan((const char *)key + skip, len,
+					   &f->plan);
 			smp_store_release(&f->ready, true);
 			return;
 		}
@@ -1167,7 +1179,7 @@ static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_site_tmp);
 
 /*
  * Stores the arguments of @m as values, for rendering when the record is
- * read (kprint_render_deferred(), KPRINT_REC_DEFERRED), where the text
+ * read (kprint_render_planned(), KPRINT_REC_DEFERRED), where the text
  * then made is surely the one printk stores: a plain message of facility
  * 0 (no dev_printk() prefix, no /dev/kmsg write) whose format, stored
  * whole, ends its line, and whose level prefix is the format's own.
@@ -1179,21 +1191,19 @@ static bool kprint_bridge_defer(struct kprint_builder *b,
 				int *level, bool *cont)
 {
 	size_t skip = m->format - m->fmt;
-
-	size_t room = KPRINT_BRIDGE_LINE_MAX - 1 - skip;
+	struct kprint_render_plan uncached;
+	const struct kprint_render_plan *plan = m->plan;
 
 	if (m->wrap >= 0 || m->facility || kprint_selfcheck_enabled())
 		return false;
-	if (m->plan) {
-		if (!m->plan->deferrable ||
-		    kprint_render_planned(b, m->plan, *m->args, room))
-			return false;
-	} else if (m->format_len >= KPRINT_FORMAT_MAX ||
-		   m->format[m->format_len] != '\n' ||
-		   m->format[m->format_len + 1] ||
-		   kprint_render_deferred(b, m->format, *m->args, room)) {
-		return false;
+	if (!plan) {
+		kprint_bridge_plan(m->format, m->format_len, &uncached);
+		plan = &uncached;
 	}
+	if (!plan->deferrable ||
+	    kprint_render_planned(b, plan, *m->args,
+				  KPRINT_BRIDGE_LINE_MAX - 1 - skip))
+		return false;
 	kprint_bridge_parse_prefix(m->fmt, skip, level, cont);
 	return true;
 }

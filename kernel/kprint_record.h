@@ -44,7 +44,7 @@
 #define KPRINT_REC_PAD		BIT(0)	/* filler up to the end of the buffer */
 #define KPRINT_REC_NO_NTF	BIT(1)	/* nobody listened when it was stored */
 /*
- * Arguments kept as values and no text (kprint_render_deferred()): readers
+ * Arguments kept as values and no text (kprint_render_planned()): readers
  * see the record kprint_render_expand() makes of it.
  */
 #define KPRINT_REC_DEFERRED	BIT(2)

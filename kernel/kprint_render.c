@@ -249,7 +249,7 @@ static void kprint_render_emit(struct kprint_builder *b, const char *s,
  * lower-case hex, and for %s the string, or "(null)" / "(efault)" where
  * check_pointer_msg() refuses the pointer.  The printk bridge also keeps
  * the values of these conversions as they are and renders them only when
- * the record is read (kprint_render_deferred()).
+ * the record is read (kprint_render_planned()).
  */
 enum kprint_plain {
 	KPRINT_PLAIN_NONE,
@@ -708,48 +708,13 @@ end:
 }
 
 /**
- * kprint_render_deferred() - keep a format's arguments for rendering later
- * @b: builder, after every fixed string (the format among them) is stored
- * @fmt: printf-style format, whose text will be the stored format's
- * @args: its arguments
- * @room: the most text bytes the record may have
- *
- * The printk bridge's way around rendering every message twice: printk
- * renders the text itself, and the record need only keep what it takes to
- * render it again when someone reads it.  Only formats made of literal
- * text and plain conversions (kprint_plain_kind()) qualify: a plain
- * integer is stored as its 64-bit value, a plain %s as the string (it may
- * be gone by the time of reading).  The text is not stored at all;
- * kprint_render_expand() makes it, with the arguments, from the stored
- * format.  Refused, with the builder as it was, when any conversion is
- * not plain, a string is longer than an argument may be, the text could
- * be longer than @room (so would be cut), or the format begins with a %s,
- * which could begin the text with a KERN_SOH (printk would take it for a
- * level).  The format's plan (kprint_render_plan()) is worked out on the
- * way; a caller that keeps plans uses kprint_render_planned() instead.
- *
- * Context: Any context in which vsnprintf() of @fmt is safe.
- * Return: 0, or -EINVAL when the format must be rendered now.
- */
-int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
-			   va_list args, size_t room)
-{
-	struct kprint_render_plan plan;
-
-	kprint_render_plan(fmt, &plan);
-	if (!plan.deferrable)
-		return -EINVAL;
-	return kprint_render_planned(b, &plan, args, room);
-}
-
-/**
  * kprint_render_plan() - work out a format's plan for kprint_render_planned()
  * @fmt: printf-style format
  * @plan: filled in
  *
- * For callers that see the same format again and again (the printk
- * bridge's format cache): kprint_render_planned() then takes the arguments
- * without walking the format.
+ * Worked out once for a format the caller sees again and again (the
+ * printk bridge's format cache): kprint_render_planned() then takes the
+ * arguments without walking the format.
  *
  * Context: Any context.
  */
@@ -795,16 +760,26 @@ void kprint_render_plan(const char *fmt, struct kprint_render_plan *plan)
 }
 
 /**
- * kprint_render_planned() - kprint_render_deferred(), by a format's plan
+ * kprint_render_planned() - keep a format's arguments for rendering later
  * @b: builder, after every fixed string (the format among them) is stored
- * @plan: the format's plan, deferrable
+ * @plan: the format's plan (kprint_render_plan()), deferrable
  * @args: its arguments
  * @room: the most text bytes the record may have
  *
- * Context: Any context.
+ * The printk bridge's way around rendering every message twice: printk
+ * renders the text itself, and the record need only keep what it takes to
+ * render it again when someone reads it.  Only formats made of literal
+ * text and plain conversions (kprint_plain_kind()) qualify, and none that
+ * begins with a %s, which could begin the text with a KERN_SOH (printk
+ * would take it for a level): the plan says so.  A plain integer is stored
+ * as its 64-bit value, a plain %s as the string (it may be gone by the time
+ * of reading).  The text is not stored at all; kprint_render_expand()
+ * makes it, with the arguments, from the stored format.
+ *
+ * Context: Any context in which vsnprintf() of the format is safe.
  * Return: 0, or -EINVAL (with the builder as it was) when the format must
  * be rendered now: a string longer than an argument may be, or a text that
- * could be longer than @room.
+ * could be longer than @room (so would be cut).
  */
 int kprint_render_planned(struct kprint_builder *b,
 			  const struct kprint_render_plan *plan, va_list args,
@@ -844,7 +819,7 @@ int kprint_render_planned(struct kprint_builder *b,
 
 /**
  * kprint_render_expand() - the record readers see, of a deferred one
- * @src: a record of rflags KPRINT_REC_DEFERRED (kprint_render_deferred())
+ * @src: a record of rflags KPRINT_REC_DEFERRED (kprint_render_planned())
  * @b: builder whose @rec (KPRINT_REC_MAX bytes) and @text are to be used
  *
  * Renders the arguments and the text from the stored format and values,

@@ -92,9 +92,6 @@ void kprint_render_plan(const char *fmt, struct kprint_render_plan *plan);
 int kprint_render_planned(struct kprint_builder *b,
 			  const struct kprint_render_plan *plan, va_list args,
 			  size_t room);
-__printf(2, 0)
-int kprint_render_deferred(struct kprint_builder *b, const char *fmt,
-			   va_list args, size_t room);
 void kprint_render_expand(const struct kprint_rec *src,
 			  struct kprint_builder *b);
 
