@@ -7,12 +7,12 @@
  *                    subsystem and module: a kprobe on kprint.ko's
  *                    kprint_trace_record(), which takes no module
  *                    reference, so the module can still be unloaded
- *   printk_formats   every printk message, once: by the bridge's kprobe on
- *                    kprint.ko's kprint_trace_printk() (with the record's
- *                    module and subsystem) when kprint.ko bridges it, else
- *                    by the return of vprintk_emit() (no tags), through
- *                    which printk, printk_deferred, dev_printk and
- *                    /dev/kmsg writes all pass
+ *   printk_formats   every printk message, once, at the return of
+ *                    vprintk_emit(), through which printk, printk_deferred,
+ *                    dev_printk and /dev/kmsg writes all pass: under the key
+ *                    kprint.ko's bridge handed over for it (the record's
+ *                    format id, level, subsystem and module) when it
+ *                    bridged it, else under the key computed here (no tags)
  *   ratelimit_suppressed  calls ___ratelimit() refused, per state and
  *                    caller name: by kprint.ko's kretprobe through a kprobe
  *                    on its kprint_trace_ratelimit() when it is loaded, else
@@ -21,13 +21,10 @@
  * Counting a known format costs a lookup and an atomic add; only a new
  * format inserts.  Every insert that fails is counted, by reason.
  *
- * Once per message, across kprint.ko loading and unloading: the entry of
- * vprintk_emit() pushes the call on a per-task stack, the bridge's program
- * marks the innermost call of its task as bridged (the bridge runs inside
- * that call, synchronously), and the return of vprintk_emit() pops its own
- * entry and counts the message only if the bridge did not.  Whether the
- * hook of kprint.ko was in place for a message is thus decided by the
- * message itself, not by a flag read at some other moment.
+ * One hook per printk message, whether kprint.ko is loaded or not: the
+ * bridge runs no program, it writes a slot the return of vprintk_emit()
+ * reads (include/kprint_handoff.h), so kprint.ko loading, unloading or
+ * switching the bridge cannot make a message count twice or not at all.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -35,6 +32,7 @@
 #include <bpf/bpf_core_read.h>
 #include "kprint_counter.h"
 #include "kprint_fnv1a.h"
+#include "kprint_handoff.h"
 
 #define KERN_SOH_ASCII	'\001'
 #define ENOMEM		12
@@ -49,6 +47,9 @@
 #define HARDIRQ_MASK	0x000f0000
 #define NMI_MASK	0x00f00000
 #define KPRINT_CONTEXTS	4	/* task, softirq, hardirq, NMI */
+
+#define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
 /* dev_printk()'s format in the core (drivers/base/core.c, __dev_printk). */
 #define DEV_PRINTK_FMT	"%s %s: %pV"
@@ -97,14 +98,22 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } kprint_counter_totals SEC(".maps");
 
-/* Pinned too: the entry and return hooks of any loader share one stack. */
+/*
+ * Where kprint.ko's handoff slots are (kprint_trace_handoff()): pinned, so
+ * that the programs of every loader read what any of them was told.
+ */
+struct kprint_handoff_where {
+	__u64 blocks;		/* kernel address of the blocks, 0: none */
+	__u64 cpus;		/* CPUs they have room for */
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct kprint_counter_inflight);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kprint_handoff_where);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} printk_inflight SEC(".maps");
+} printk_handoff SEC(".maps");
 
 /*
  * Too large for the BPF stack.  One per context: an interrupt or NMI may
@@ -113,6 +122,7 @@ struct {
 struct kprint_counter_scratch {
 	char raw[KPRINT_COUNTER_FORMAT_LEN];
 	struct kprint_counter_value value;
+	struct kprint_handoff_slot slot;
 };
 
 struct {
@@ -342,96 +352,115 @@ int BPF_KPROBE(kprint_count_record, const char *format, __u64 format_id, __u32 l
 	return 0;
 }
 
-static __always_inline struct kprint_counter_inflight *inflight(bool create)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	/* No allocation in NMI: there, only a task's existing stack is used. */
-	if (context_level() == 3)
-		create = false;
-	return bpf_task_storage_get(&printk_inflight, task, 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-}
-
 /*
- * The bridge: kprint.ko calls kprint_trace_printk() once for every printk
- * message its hook sees while it bridges, inside that message's
- * vprintk_emit(), with the format already stripped and its id.
+ * kprint.ko tells where its handoff slots are when it makes and frees them,
+ * and again whenever its bridge parameter is read (libkpc reads it after
+ * attaching): a kprobe, which holds no module reference.
  */
-SEC("kprobe/kprint_trace_printk")
-int BPF_KPROBE(printk_count_bridged, const char *format, __u64 format_id, __u32 level,
-	       __u32 class, const char *tags)
+SEC("kprobe/kprint_trace_handoff")
+int BPF_KPROBE(printk_handoff_where, const void *blocks, __u32 cpus)
 {
-	struct kprint_counter_key key = {
-		.format_id = format_id,
-		.tags_id = PT_REGS_PARM6(ctx),
-		.level = level,
-		.class = class,
-	};
-	struct kprint_counter_totals *t = totals();
-	struct kprint_counter_inflight *inf;
-	struct kprint_counter_scratch *s;
-	__u32 depth;
+	struct kprint_handoff_where *w;
+	__u32 zero = 0;
 
-	if (!t)
+	w = bpf_map_lookup_elem(&printk_handoff, &zero);
+	if (!w)
 		return 0;
-	inf = inflight(true);
-	if (inf) {
-		depth = inf->depth;
-		if (depth > 0 && depth <= KPRINT_COUNTER_MAX_NESTING)
-			inf->bridged |= 1U << (depth - 1);
-		/*
-		 * depth 0: no vprintk_emit() of ours in progress (its hooks
-		 * not attached, or a path that skips it): only we count.
-		 */
-	} else if (context_level() != 3) {
-		/* NMI without a stack is no loss: its entry hook made none. */
-		__sync_fetch_and_add(&t->inflight_lost, 1);
-	}
-	__sync_fetch_and_add(&t->printk_bridged, 1);
-	if (count_known(&printk_formats, &key))
-		return 0;
-	s = scratch();
-	if (!s)
-		return 0;
-	read_format_as_is(s, format);
-	read_tags(&s->value, tags);
-	count_new(&printk_formats, &key, &s->value, &t->printk_failed);
+	/* The CPU count first: a reader checks it against the blocks. */
+	WRITE_ONCE(w->cpus, blocks ? cpus : 0);
+	WRITE_ONCE(w->blocks, (__u64)blocks);
 	return 0;
 }
 
 /*
- * The n-th (from 0) variadic integer or pointer argument of a va_list
- * not consumed yet (x86-64 SysV: six registers, then the stack).
+ * The slot kprint.ko's bridge wrote for this vprintk_emit() call, copied to
+ * s->slot: the newest of this CPU's block at this context level whose key
+ * is this call's (include/kprint_handoff.h).  Returns the slot's kernel
+ * address, or 0 if there is none: no
+ * bridge, the bridge did not see the message, or the task was switched out
+ * in between (its slot is then in another CPU's block, or overwritten).
  */
-static __always_inline __u64 va_arg_ptr(void *args, unsigned int n)
+static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
+					  struct kprint_counter_totals *t,
+					  const char *fmt, void *args)
 {
-	struct __va_list_tag va;
-	__u64 arg = 0;
-	void *p;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct kprint_handoff_where *w;
+	__u64 blk, written, again, k, switches, at = 0;
+	__u32 zero = 0, cpu, level;
+	int i;
 
-	if (bpf_probe_read_kernel(&va, sizeof(va), args))
+	w = bpf_map_lookup_elem(&printk_handoff, &zero);
+	if (!w)
 		return 0;
-	if (va.gp_offset + 8 * (n + 1) <= 48)
-		p = va.reg_save_area + va.gp_offset + 8 * n;
-	else if (va.gp_offset >= 48)
-		p = va.overflow_arg_area + 8 * n;
-	else
-		p = va.overflow_arg_area + 8 * (n - (48 - va.gp_offset) / 8);
-	if (bpf_probe_read_kernel(&arg, sizeof(arg), p))
+	blk = READ_ONCE(w->blocks);
+	cpu = bpf_get_smp_processor_id();
+	if (!blk || cpu >= READ_ONCE(w->cpus))
 		return 0;
-	return arg;
+	level = context_level();
+	blk += ((__u64)cpu * KPRINT_HANDOFF_CONTEXTS + level) *
+	       sizeof(struct kprint_handoff_block);
+	if (bpf_probe_read_kernel(&written, sizeof(written), (void *)blk))
+		return 0;
+	switches = task->nvcsw + task->nivcsw;
+
+	for (i = 0; i < KPRINT_HANDOFF_SLOTS; i++) {
+		if (i >= written)
+			return 0;
+		k = written - 1 - i;
+		at = blk + offsetof(struct kprint_handoff_block, slot) +
+		     (k & (KPRINT_HANDOFF_SLOTS - 1)) * sizeof(struct kprint_handoff_slot);
+		if (bpf_probe_read_kernel(&s->slot, KPRINT_HANDOFF_HEAD_BYTES, (void *)at))
+			return 0;
+		if (s->slot.task == (__u64)task && s->slot.args == (__u64)args &&
+		    s->slot.fmt == (__u64)fmt && s->slot.switches == switches)
+			break;
+	}
+	if (i == KPRINT_HANDOFF_SLOTS)
+		return 0;
+	/*
+	 * In task context this program can be preempted (it runs with
+	 * migration, not preemption, disabled), and the tasks run meanwhile
+	 * may write this block: the copy is whole only if the slot was not
+	 * reused before it ended.
+	 */
+	if (level == 0 &&
+	    (bpf_probe_read_kernel(&again, sizeof(again), (void *)blk) ||
+	     again - k >= KPRINT_HANDOFF_SLOTS)) {
+		__sync_fetch_and_add(&t->handoff_torn, 1);
+		return 0;
+	}
+	return at;
+}
+
+/* A new entry of the bridge's key: its format and tags, from the slot. */
+static __always_inline void read_handoff_strings(struct kprint_counter_scratch *s, __u64 at)
+{
+	__u32 len = s->slot.format_len;
+
+	if (len > KPRINT_COUNTER_FORMAT_LEN - 1)
+		len = KPRINT_COUNTER_FORMAT_LEN - 1;
+	if (bpf_probe_read_kernel(s->raw, len, (const void *)s->slot.format))
+		len = 0;
+	s->raw[len & FORMAT_MASK] = '\0';
+	escape_format(s);
+	read_tags(&s->value, (const char *)at + offsetof(struct kprint_handoff_slot, tags));
 }
 
 /*
- * The format a message counts under: for dev_printk() and friends, whose
- * format is always the core's "%s %s: %pV", the caller's own inside the
- * struct va_format (the third argument, after driver and device names).
+ * The format a plain message counts under: for dev_printk() and friends,
+ * whose format is always the core's "%s %s: %pV", the caller's own inside
+ * the struct va_format, the third variadic argument.  Its only caller,
+ * dev_printk_emit(level, dev, fmt, ...), starts its va_list after three
+ * named arguments (gp_offset 24), so the three are in the register save
+ * area, the va_format at offset 40, whether printk consumed the list
+ * (gp_offset 48 here, at the return) or not (24).
  */
 static __always_inline const char *effective_format(const char *fmt, void *args)
 {
 	static const char dev_fmt[] = DEV_PRINTK_FMT;
 	char head[sizeof(dev_fmt)];
+	struct __va_list_tag va;
 	struct va_format *vaf;
 	const char *inner;
 	unsigned int i;
@@ -441,64 +470,12 @@ static __always_inline const char *effective_format(const char *fmt, void *args)
 	for (i = 0; i < sizeof(dev_fmt); i++)
 		if (head[i] != dev_fmt[i])
 			return fmt;
-	vaf = (struct va_format *)va_arg_ptr(args, 2);
-	if (!vaf || bpf_probe_read_kernel(&inner, sizeof(inner), &vaf->fmt) || !inner)
+	if (bpf_probe_read_kernel(&va, sizeof(va), args) ||
+	    (va.gp_offset != 24 && va.gp_offset != 48) ||
+	    bpf_probe_read_kernel(&vaf, sizeof(vaf), va.reg_save_area + 40) || !vaf ||
+	    bpf_probe_read_kernel(&inner, sizeof(inner), &vaf->fmt) || !inner)
 		return fmt;
 	return inner;
-}
-
-SEC("fentry/vprintk_emit")
-int BPF_PROG(printk_enter, int facility, int level, const struct dev_printk_info *dev_info,
-	     const char *fmt, void *args)
-{
-	struct kprint_counter_inflight *inf = inflight(true);
-	struct kprint_counter_totals *t;
-	__u32 depth;
-
-	if (!inf) {
-		t = totals();
-		if (t)
-			__sync_fetch_and_add(&t->inflight_lost, 1);
-		return 0;
-	}
-	depth = inf->depth;
-	if (depth >= KPRINT_COUNTER_MAX_NESTING) {
-		t = totals();
-		if (t)
-			__sync_fetch_and_add(&t->inflight_lost, 1);
-		return 0;
-	}
-	inf->frame[depth] = (__u64)ctx;
-	inf->fmt[depth] = (__u64)effective_format(fmt, args);
-	inf->level[depth] = level;
-	inf->bridged &= ~(1U << depth);
-	inf->depth = depth + 1;
-	return 0;
-}
-
-/*
- * The stack entry of this vprintk_emit() call, found by its trampoline
- * frame (the same for entry and return, distinct for nested calls), and
- * popped; -1 if it has none.  Entries above it are of calls whose return
- * the kernel skipped: dropped with it, and counted.
- */
-static __always_inline int inflight_pop(struct kprint_counter_inflight *inf, __u64 frame,
-					struct kprint_counter_totals *t)
-{
-	__u32 depth = inf->depth;
-	int i;
-
-	if (depth > KPRINT_COUNTER_MAX_NESTING)
-		depth = KPRINT_COUNTER_MAX_NESTING;
-	for (i = KPRINT_COUNTER_MAX_NESTING - 1; i >= 0; i--) {
-		if (i >= depth || inf->frame[i] != frame)
-			continue;
-		if (i != depth - 1)
-			__sync_fetch_and_add(&t->inflight_lost, depth - 1 - i);
-		inf->depth = i;
-		return i;
-	}
-	return -1;
 }
 
 /*
@@ -537,40 +514,50 @@ static __always_inline long read_printk_format(struct kprint_counter_scratch *s,
 	return len;
 }
 
+/* A message the bridge handed over (its slot at @at): under its key. */
+static __always_inline void count_bridged(struct kprint_counter_scratch *s,
+					  struct kprint_counter_totals *t, __u64 at)
+{
+	struct kprint_counter_key key = {
+		.format_id = s->slot.format_id,
+		.tags_id = s->slot.tags_id,
+		.level = s->slot.level,
+		.class = s->slot.class,
+	};
+
+	__sync_fetch_and_add(&t->printk_bridged, 1);
+	if (count_known(&printk_formats, &key))
+		return;
+	read_handoff_strings(s, at);
+	count_new(&printk_formats, &key, &s->value, &t->printk_failed);
+}
+
 SEC("fexit/vprintk_emit")
 int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info *dev_info,
 	     const char *fmt, void *args, int ret)
 {
 	struct kprint_counter_totals *t = totals();
-	struct kprint_counter_inflight *inf;
+	struct kprint_counter_scratch *s = scratch();
 	struct kprint_counter_key key = {};
-	struct kprint_counter_scratch *s;
-	const char *format = fmt;
-	int lvl = level, i = -1;
+	int lvl = level;
+	__u64 at;
 	long len;
 
-	if (!t)
+	if (!t || !s)
 		return 0;
-	inf = inflight(false);
-	if (inf)
-		i = inflight_pop(inf, (__u64)ctx, t);
-	if (i >= 0 && i < KPRINT_COUNTER_MAX_NESTING) {
-		if (inf->bridged & (1U << i)) {
-			__sync_fetch_and_add(&t->printk_handed, 1);
-			return 0;
-		}
-		format = (const char *)inf->fmt[i];
-		lvl = inf->level[i];
+	at = handoff_find(s, t, fmt, args);
+	if (at && (s->slot.flags & KPRINT_HANDOFF_F_BRIDGED)) {
+		count_bridged(s, t, at);
+		return 0;
 	}
+	if (at)
+		__sync_fetch_and_add(&t->printk_echo, 1);
 
 	__sync_fetch_and_add(&t->printk_plain, 1);
-	s = scratch();
-	if (!s)
-		return 0;
 	/* vprintk_emit() turns printk_deferred()'s LOGLEVEL_SCHED into default. */
 	if (lvl == LOGLEVEL_SCHED)
 		lvl = LOGLEVEL_DEFAULT;
-	len = read_printk_format(s, format, &lvl);
+	len = read_printk_format(s, effective_format(fmt, args), &lvl);
 	if (len < 0) {
 		__sync_fetch_and_add(&t->printk_unreadable, 1);
 		return 0;
@@ -579,8 +566,8 @@ int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info
 	 * No level: default_message_loglevel (console_printk[1]), which is
 	 * CONFIG_MESSAGE_LOGLEVEL_DEFAULT unless changed at run time.  Not
 	 * read from the kernel: an untyped ksym makes every load read all of
-	 * /proc/kallsyms (seconds in an emulated guest).  The bridge passes
-	 * the level printk stored.
+	 * /proc/kallsyms (seconds in an emulated guest).  The bridge hands
+	 * over the level printk stored.
 	 */
 	if (lvl < 0 || lvl > 7)
 		lvl = KPRINT_COUNTER_DEFAULT_LEVEL;

@@ -14,8 +14,6 @@
 #define KPRINT_COUNTER_MAX_FORMATS	4096	/* default entries per map */
 #define KPRINT_COUNTER_MAX_RATELIMITS	1024	/* ratelimit states counted */
 #define KPRINT_COUNTER_DEFAULT_LEVEL	4	/* printk without a level prefix */
-/* printk() calls nested in one task (printk inside printk, interrupts). */
-#define KPRINT_COUNTER_MAX_NESTING	16
 
 /*
  * Key of kprint_formats and printk_formats.  Every byte is a field (no
@@ -61,18 +59,15 @@ struct kprint_counter_failures {
 /* The single entry of kprint_counter_totals. */
 struct kprint_counter_totals {
 	__u64 kprint_records;	/* kprint records seen */
-	__u64 printk_plain;	/* printk messages counted by the vprintk_emit hook */
-	__u64 printk_bridged;	/* printk messages counted by the bridge's hook */
-	__u64 printk_handed;	/* vprintk_emit calls left to the bridge (it counted them) */
+	__u64 printk_plain;	/* printk messages counted under the plain key */
+	__u64 printk_bridged;	/* printk messages counted under the bridge's key */
+	__u64 printk_echo;	/* of printk_plain, kprint.ko's own echoes */
 	__u64 printk_unreadable; /* messages whose format could not be read */
 	/*
-	 * The in-flight marks that keep the two printk hooks from counting a
-	 * message twice (docs/bpf-counters.md) could not be kept: no task
-	 * storage (NMI before the task's first printk, or its lock busy),
-	 * nesting deeper than KPRINT_COUNTER_MAX_NESTING, or a vprintk_emit()
-	 * return that did not find its own entry (an exit the kernel skipped).
+	 * Slots of the bridge found but reused while being read (a task
+	 * preempted in the return's program): counted plain.
 	 */
-	__u64 inflight_lost;
+	__u64 handoff_torn;
 	__u64 ratelimit_calls;	/* ___ratelimit() returns seen */
 	__u64 ratelimit_suppressed; /* of which 0: the caller's message dropped */
 	__u64 ratelimit_unmatched; /* of which without their arguments: uncounted */
@@ -97,18 +92,6 @@ struct kprint_ratelimit_value {
 	__u64 suppressed;	/* ___ratelimit() returned 0 */
 	__u32 burst;		/* the state's burst and interval when first seen */
 	__u32 interval_jiffies;
-};
-
-/*
- * Per-task storage: the vprintk_emit() calls in progress in this task,
- * innermost last, and which of them the bridge counted.
- */
-struct kprint_counter_inflight {
-	__u32 depth;
-	__u32 bridged;		/* bit i: entry i was counted by the bridge */
-	__u64 frame[KPRINT_COUNTER_MAX_NESTING]; /* each call's trampoline frame */
-	__u64 fmt[KPRINT_COUNTER_MAX_NESTING];	/* the format it counts under */
-	__s32 level[KPRINT_COUNTER_MAX_NESTING];
 };
 
 #endif /* KPRINT_COUNTER_H */

@@ -18,10 +18,9 @@
  * through vprintk_deferred() and vprintk_emit().  An ftrace_ops filtered on
  * that one function (ftrace_set_filter() by name: neither its address nor
  * kallsyms_lookup_name() is exported) sees all of them, before printk
- * renders the text.  An ftrace_ops rather than a kprobe: a kprobe that fires
- * while another kprobe's handler runs is missed, so the BPF counter's
- * kprobe on kprint_trace_printk() would never fire from inside a kprobe
- * bridge.  The ops reads the arguments from the registers ftrace saved (on
+ * renders the text.  An ftrace_ops rather than a kprobe: while a kprobe's
+ * handler runs, every other kprobe hit on that CPU (a tracer's, the BPF
+ * counters' on kprint.ko) is missed.  The ops reads the arguments from the registers ftrace saved (on
  * x86 without FTRACE_OPS_FL_SAVE_REGS: see kprint_bridge_regs()), and has
  * not FTRACE_OPS_FL_RECURSION (which on 6.1 asks ftrace to guard it, and
  * a message ftrace's guard turns away would be lost without a count): the
@@ -47,9 +46,9 @@
  * sprint_symbol() cached per return address (__module_address() is not
  * exported).  The format's length and id are cached per format pointer
  * when it is read-only (a string literal).  The record is committed
- * like every kprint record, but not echoed back to printk, and shown to
- * tracers through kprint_trace_printk(), once per message seen, stored or
- * not.
+ * like every kprint record, but not echoed back to printk, and handed to
+ * the BPF printk counter (kprint_handoff.c), once per message seen, stored
+ * or not.
  *
  * **pr_cont().**  A fragment (KERN_CONT) is a record of its own, flagged
  * KPRINT_RECORD_F_CONT, whose @continues is the seq of the record that
@@ -73,8 +72,8 @@
  *
  * **What is not bridged.**  kprint's own printk calls (the echo of its
  * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
- * no record can be stored: the message is counted (dropped-nmi) and shown
- * to kprint_trace_printk() with its format, level and subsystem.  A printk
+ * no record can be stored: the message is counted (dropped-nmi) and handed
+ * to the BPF counter with its format, level and subsystem.  A printk
  * from inside the bridge is counted as dropped-recursion, one that finds
  * no scratch record or no room as dropped-scratch.
  *
@@ -211,9 +210,22 @@ static int kprint_bridge_param_set(const char *val,
 	return err;
 }
 
+/*
+ * Reading the parameter also tells a BPF counter attached since kprint.ko
+ * loaded where the bridge's handoff slots are (kprint_handoff.c).
+ */
+static int kprint_bridge_param_get(char *buf, const struct kernel_param *kp)
+{
+	mutex_lock(&kprint_bridge_mutex);
+	if (kprint_bridge_ready)
+		kprint_handoff_announce();
+	mutex_unlock(&kprint_bridge_mutex);
+	return param_get_bool(buf, kp);
+}
+
 static const struct kernel_param_ops kprint_bridge_param_ops = {
 	.set = kprint_bridge_param_set,
-	.get = param_get_bool,
+	.get = kprint_bridge_param_get,
 };
 
 module_param_cb(bridge, &kprint_bridge_param_ops, &kprint_bridge_on, 0644);
@@ -1057,65 +1069,51 @@ static u8 kprint_bridge_final_level(int level)
 	return level & 7;
 }
 
-/**
- * kprint_trace_printk() - where tracers see each printk message bridged
- * @format: the message's format (see kprint_bridge.c), without newline
- * @format_id: FNV-1a 64 of @format
- * @level: the level printk stores (enum kprint_level)
- * @class: KPRINT_CLASS_NONE
- * @tags: the subsystem, NUL-terminated, immediately followed by the
- *	module, NUL-terminated ("" when not known, as in NMI)
- * @tags_id: FNV-1a 64 of those bytes, both NULs included
- *
- * The printk twin of kprint_trace_record(), with the same arguments, for
- * bpf/kprint_counter.bpf.c's kprobe "kprint:kprint_trace_printk": called
- * once per printk message the bridge sees while it is on, whether it was
- * stored, or dropped (NMI, recursion, no scratch); not for kprint's own
- * echo, which kprint_trace_record() has shown already.
- *
- * Context: Any context, NMI included; the strings are valid only during
- * the call.
+/*
+ * The slot of a message the bridge saw (kprint_handoff.c): it counts under
+ * @m's format, the level printk stores and @tags (subsystem, NUL, module,
+ * NUL; @tags_len bytes).
  */
-__noipa void kprint_trace_printk(const char *format, u64 format_id, u32 level,
-				 u32 class, const char *tags, u64 tags_id)
+static void kprint_bridge_handoff(const struct kprint_bridge_msg *m, u32 level,
+				  const char *tags, size_t tags_len)
 {
-	asm volatile("");
+	struct kprint_handoff_slot h = {
+		.format_id = m->format_id,
+		.tags_id = kprint_fnv1a64_mem(tags, tags_len),
+		.level = level,
+		.class = KPRINT_CLASS_NONE,
+		.flags = KPRINT_HANDOFF_F_BRIDGED,
+		.format_len = m->format_len,
+		.format = (unsigned long)m->format,
+	};
+
+	kprint_handoff_put(m->args, m->fmt, &h, tags, tags_len);
 }
 
+/* kprint's own echo: the counter counts it itself, as a plain printk. */
+static const struct kprint_handoff_slot kprint_bridge_own;
+
 /*
- * What a dropped message can still tell tracers, without a scratch
- * record: one buffer per CPU and interrupt context level.
+ * A message dropped (NMI, recursion, no scratch) is still counted, under
+ * what can be known without a record: its subsystem but no module, and
+ * the level printk stores.
  */
-struct kprint_bridge_dropbuf {
-	char format[KPRINT_FORMAT_MAX];
-	char tags[PRINTK_INFO_SUBSYSTEM_LEN + 2];
-};
-
-static DEFINE_PER_CPU(struct kprint_bridge_dropbuf[4], kprint_bridge_dropbuf);
-
-static void kprint_bridge_trace_dropped(const struct kprint_bridge_msg *m)
+static void kprint_bridge_handoff_dropped(const struct kprint_bridge_msg *m)
 {
-	struct kprint_bridge_dropbuf *d;
-	size_t flen, tlen = 0;
+	char tags[PRINTK_INFO_SUBSYSTEM_LEN + 2];
+	ssize_t tlen = 0;
 	int level = m->level;
 	bool cont = false;
 	char prefix[8];
 	va_list ap;
 
-	preempt_disable_notrace();
-	d = &this_cpu_ptr(kprint_bridge_dropbuf)[interrupt_context_level()];
-
-	flen = min_t(size_t, m->format_len, sizeof(d->format) - 1);
-	memcpy(d->format, m->format, flen);
-	d->format[flen] = '\0';
-
 	if (m->dev_info)
-		tlen = strscpy(d->tags, m->dev_info->subsystem,
+		tlen = strscpy(tags, m->dev_info->subsystem,
 			       PRINTK_INFO_SUBSYSTEM_LEN);
-	if ((ssize_t)tlen < 0)
+	if (tlen < 0)
 		tlen = PRINTK_INFO_SUBSYSTEM_LEN - 1;
-	d->tags[tlen] = '\0';
-	d->tags[tlen + 1] = '\0';
+	tags[tlen] = '\0';
+	tags[tlen + 1] = '\0';
 
 	/* The level, as vprintk_store() finds it: from the text's start. */
 	if (!m->facility) {
@@ -1125,11 +1123,8 @@ static void kprint_bridge_trace_dropped(const struct kprint_bridge_msg *m)
 		kprint_bridge_parse_prefix(prefix, strlen(prefix), &level,
 					   &cont);
 	}
-
-	kprint_trace_printk(d->format, m->format_id,
-			    kprint_bridge_final_level(level), KPRINT_CLASS_NONE,
-			    d->tags, kprint_fnv1a64_mem(d->tags, tlen + 2));
-	preempt_enable_notrace();
+	kprint_bridge_handoff(m, kprint_bridge_final_level(level), tags,
+			      tlen + 2);
 }
 
 /* The text, as printk would store it, into @b's text. */
@@ -1296,14 +1291,6 @@ sealed:
 	return seq;
 }
 
-static void kprint_bridge_trace(const struct kprint_rec *rec)
-{
-	unsigned int len;
-	const char *tags = kprint_rec_tags(rec, &len);
-
-	kprint_trace_printk(kprint_rec_format(rec), rec->format_id, rec->level,
-			    rec->class, tags, kprint_fnv1a64_mem(tags, len));
-}
 
 static DEFINE_PER_CPU(bool, kprint_bridge_busy);
 
@@ -1341,6 +1328,8 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	struct kprint_bridge_msg m;
 	struct kprint_builder *b;
 	unsigned long flags, sflags;
+	unsigned int tags_len;
+	const char *tags;
 
 	/* printk(NULL) is vsnprintf()'s to complain about, not ours. */
 	if (unlikely(!regs || !regs_get_kernel_argument(regs, 3)))
@@ -1351,6 +1340,9 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
+		kprint_handoff_put((void *)regs_get_kernel_argument(regs, 4),
+				   (void *)regs_get_kernel_argument(regs, 3),
+				   &kprint_bridge_own, NULL, 0);
 		goto out_preempt;
 	}
 
@@ -1358,7 +1350,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (unlikely(in_nmi())) {
 		atomic64_inc(&kprint_bridge_count.dropped_nmi);
 		kprint_bridge_last_close();
-		kprint_bridge_trace_dropped(&m);
+		kprint_bridge_handoff_dropped(&m);
 		goto out_preempt;
 	}
 
@@ -1366,7 +1358,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (unlikely(this_cpu_read(kprint_bridge_busy))) {
 		atomic64_inc(&kprint_bridge_count.dropped_recursion);
 		kprint_bridge_last_close();
-		kprint_bridge_trace_dropped(&m);
+		kprint_bridge_handoff_dropped(&m);
 		goto out;
 	}
 	this_cpu_write(kprint_bridge_busy, true);
@@ -1375,14 +1367,15 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (unlikely(!b)) {
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
 		kprint_bridge_last_close();
-		kprint_bridge_trace_dropped(&m);
+		kprint_bridge_handoff_dropped(&m);
 		goto out_idle;
 	}
 	if (kprint_bridge_store(b, &m, &hint, regs))
 		atomic64_inc(&kprint_bridge_count.bridged);
 	else
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
-	kprint_bridge_trace(b->rec);
+	tags = kprint_rec_tags(b->rec, &tags_len);
+	kprint_bridge_handoff(&m, b->rec->level, tags, tags_len);
 	kprint_scratch_put(sflags);
 out_idle:
 	this_cpu_write(kprint_bridge_busy, false);
@@ -1425,6 +1418,7 @@ static void kprint_bridge_unregister(void)
 	lockdep_assert_held(&kprint_bridge_mutex);
 	unregister_ftrace_function(&kprint_bridge_ops);
 	WRITE_ONCE(kprint_bridge_registered, false);
+	kprint_handoff_clear();
 }
 
 /* Backlog: what printk stored before kprint was loaded */
@@ -1624,9 +1618,12 @@ int kprint_bridge_init(void)
 		goto err_free;
 #endif
 
-	err = register_module_notifier(&kprint_bridge_module_nb);
+	err = kprint_handoff_init();
 	if (err)
 		goto err_filter;
+	err = register_module_notifier(&kprint_bridge_module_nb);
+	if (err)
+		goto err_handoff;
 
 	mutex_lock(&kprint_bridge_mutex);
 	kprint_bridge_ready = true;
@@ -1647,6 +1644,8 @@ int kprint_bridge_init(void)
 
 err_notifier:
 	unregister_module_notifier(&kprint_bridge_module_nb);
+err_handoff:
+	kprint_handoff_exit();
 err_filter:
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
@@ -1672,6 +1671,7 @@ void kprint_bridge_exit(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
+	kprint_handoff_exit();
 	ftrace_free_filter(&kprint_bridge_ops);
 	vfree(kprint_bridge_formats);
 	kprint_bridge_formats = NULL;

@@ -7,13 +7,22 @@
 #define _KPRINT_BRIDGE_H
 
 #include <linux/types.h>
+#include <kprint_handoff.h>
 
 struct kprint_bridge_stats;
 
 int kprint_bridge_init(void);
 void kprint_bridge_exit(void);
 void kprint_bridge_get_stats(struct kprint_bridge_stats *st);
-void kprint_trace_printk(const char *format, u64 format_id, u32 level,
-			 u32 class, const char *tags, u64 tags_id);
+
+/* kprint_handoff.c: what the bridge hands the BPF printk counter */
+int kprint_handoff_init(void);
+void kprint_handoff_exit(void);
+void kprint_handoff_announce(void);
+void kprint_handoff_clear(void);
+void kprint_handoff_put(const void *args, const char *fmt,
+			const struct kprint_handoff_slot *h,
+			const char *tags, size_t tags_len);
+void kprint_trace_handoff(const struct kprint_handoff_block *blocks, u32 cpus);
 
 #endif /* _KPRINT_BRIDGE_H */

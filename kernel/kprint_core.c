@@ -391,7 +391,7 @@ static void kprint_echo(const struct kprint_rec *rec)
  *
  * Records of source printk (the printk bridge's) are neither echoed, since
  * printk has them already, nor shown to kprint_trace_record(): the bridge
- * shows every printk message to kprint_trace_printk() itself.
+ * hands every printk message to the BPF counter itself (kprint_handoff.c).
  *
  * Context: Any context but NMI.
  * Return: the sequence number of the first record, 0 if nothing was stored.

@@ -41,11 +41,12 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"BPF map updates that failed, per source (kprint, printk, ratelimit) and reason: "
 		"full (E2BIG), busy (EBUSY, the bucket lock taken on this CPU), nomem, other." },
 	[KPX_M_BPF_PRINTK_HOOK] = { "kprint_bpf_printk_hook_messages_total", "counter",
-		"printk messages counted per hook: vprintk_emit (kprint.ko not bridging them) or "
-		"bridge (kprint.ko's kprint_trace_printk); each message by exactly one." },
-	[KPX_M_BPF_INFLIGHT_LOST] = { "kprint_bpf_inflight_lost_total", "counter",
-		"printk messages whose in-flight mark could not be kept, so that they may be "
-		"counted by both printk hooks or by none (docs/bpf-counters.md)." },
+		"printk messages counted per key, all by one hook at the return of vprintk_emit: "
+		"vprintk_emit (the key it computes: kprint.ko not bridging them, or its echo) or "
+		"bridge (the key kprint.ko's bridge handed over); each message once." },
+	[KPX_M_BPF_HANDOFF_TORN] = { "kprint_bpf_handoff_torn_total", "counter",
+		"Bridged printk messages whose handoff slot was reused while being read, counted "
+		"under the plain key instead (docs/bpf-counters.md)." },
 	[KPX_M_RATELIMIT_CALLS] = { "kprint_ratelimit_calls_total", "counter",
 		"Calls of the kernel's ___ratelimit() seen by BPF." },
 	[KPX_M_RATELIMIT_SUPPRESSED] = { "kprint_ratelimit_suppressed_total", "counter",
@@ -521,9 +522,9 @@ static void kpx_metrics_bpf(struct kpx_expo *e, struct kpx_metrics *m)
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "vprintk_emit", t.printk_plain);
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
 	}
-	kpx_head(e, KPX_M_BPF_INFLIGHT_LOST);
+	kpx_head(e, KPX_M_BPF_HANDOFF_TORN);
 	if (have_totals)
-		kpx_sample(e->out, KPX_M_BPF_INFLIGHT_LOST, t.inflight_lost);
+		kpx_sample(e->out, KPX_M_BPF_HANDOFF_TORN, t.handoff_torn);
 	kpx_head(e, KPX_M_RATELIMIT_CALLS);
 	if (have_totals)
 		kpx_sample(e->out, KPX_M_RATELIMIT_CALLS, t.ratelimit_calls);

@@ -3,12 +3,12 @@
  * Loading, pinning and reading the BPF per-format counters.
  *
  * The kprint.ko hooks are kprobes defined through tracefs as
- * "kprint:kprint_trace_record" and "kprint:kprint_trace_printk" rather
+ * "kprint:kprint_trace_record" and "kprint:kprint_trace_handoff" rather
  * than ones libbpf creates: a probe named by module survives an unload and
  * a reload of kprint.ko (the kernel arms it again when the module comes
  * back, before the module's init runs), and it holds no reference on the
- * module, so kprint stays unloadable while it is counted.  The printk
- * hooks are fentry and fexit on vprintk_emit().  Ratelimit suppressions
+ * module, so kprint stays unloadable while it is counted.  Every printk
+ * message is counted by one fexit on vprintk_emit().  Ratelimit suppressions
  * are counted either by "kprint:kprint_trace_ratelimit" (kprint.ko's
  * kretprobe on ___ratelimit() hands it each refused call) or by a kprobe
  * and kretprobe on ___ratelimit() itself where the kernel lets them in,
@@ -38,6 +38,7 @@
 #define KPC_PROBE_GROUP		"kprint_counter"
 #define KPC_KERNEL_BTF		"/sys/kernel/btf/vmlinux"
 #define KPC_KPRINT_RATELIMIT	"/sys/module/kprint/parameters/ratelimit"
+#define KPC_KPRINT_BRIDGE	"/sys/module/kprint/parameters/bridge"
 
 struct kpc_bpf {
 	struct kprint_counter_bpf *skel;
@@ -46,10 +47,6 @@ struct kpc_bpf {
 	enum kpc_bpf_hook rl_hook;	/* the ratelimit hook chosen */
 };
 
-/*
- * Attached in this order: the return hook of vprintk_emit() before its
- * entry hook, so that no entry is ever pushed that no return pops.
- */
 static const struct kpc_bpf_hook_def {
 	const char *name;	/* for messages */
 	const char *pin;	/* the link's pin in the pin directory */
@@ -65,9 +62,8 @@ static const struct kpc_bpf_hook_def {
 	[KPC_HOOK_KPRINT] = { "kprobe kprint:kprint_trace_record", "kprint_record_link",
 			      "kprint:kprint_trace_record", "record" },
 	[KPC_HOOK_PRINTK_EXIT] = { "fexit vprintk_emit", "printk_link", NULL, NULL },
-	[KPC_HOOK_PRINTK_ENTRY] = { "fentry vprintk_emit", "printk_entry_link", NULL, NULL },
-	[KPC_HOOK_BRIDGE] = { "kprobe kprint:kprint_trace_printk", "printk_bridge_link",
-			      "kprint:kprint_trace_printk", "printk" },
+	[KPC_HOOK_HANDOFF] = { "kprobe kprint:kprint_trace_handoff", "printk_handoff_link",
+			       "kprint:kprint_trace_handoff", "handoff" },
 	[KPC_HOOK_RATELIMIT] = { "kretprobe ___ratelimit", "ratelimit_link", NULL, NULL,
 				 "___ratelimit" },
 	[KPC_HOOK_RATELIMIT_ENTRY] = { "kprobe ___ratelimit", "ratelimit_entry_link", NULL, NULL,
@@ -79,7 +75,7 @@ static const struct kpc_bpf_hook_def {
 
 static const char *const kpc_bpf_map_pins[] = {
 	"kprint_formats", "printk_formats", "kprint_counter_totals", "ratelimit_suppressed",
-	"printk_inflight", "ratelimit_calls",
+	"printk_handoff", "ratelimit_calls",
 };
 
 const char *kpc_bpf_hook_name(enum kpc_bpf_hook hook)
@@ -94,10 +90,8 @@ static struct bpf_program *kpc_bpf_prog(struct kpc_bpf *b, enum kpc_bpf_hook hoo
 		return b->skel->progs.kprint_count_record;
 	case KPC_HOOK_PRINTK_EXIT:
 		return b->skel->progs.printk_count;
-	case KPC_HOOK_PRINTK_ENTRY:
-		return b->skel->progs.printk_enter;
-	case KPC_HOOK_BRIDGE:
-		return b->skel->progs.printk_count_bridged;
+	case KPC_HOOK_HANDOFF:
+		return b->skel->progs.printk_handoff_where;
 	case KPC_HOOK_RATELIMIT:
 		return b->skel->progs.ratelimit_count;
 	case KPC_HOOK_RATELIMIT_KPRINT:
@@ -399,7 +393,7 @@ static int kpc_bpf_size_maps(struct kpc_bpf *b, unsigned int max_formats)
 	struct bpf_map *maps[] = {
 		b->skel->maps.kprint_formats, b->skel->maps.printk_formats,
 		b->skel->maps.kprint_counter_totals, b->skel->maps.ratelimit_suppressed,
-		b->skel->maps.printk_inflight, b->skel->maps.ratelimit_calls,
+		b->skel->maps.printk_handoff, b->skel->maps.ratelimit_calls,
 	};
 	struct bpf_map_info info;
 	char path[PATH_MAX];
@@ -445,7 +439,7 @@ static int kpc_bpf_load(struct kpc_bpf *b, unsigned int max_formats, bool with_p
 	for (hook = 0; hook < KPC_BPF_NR_HOOKS; hook++) {
 		const struct kpc_bpf_hook_def *h = &kpc_bpf_hooks[hook];
 		struct kpc_bpf_hook_status *st = &b->status[hook];
-		bool load = with_printk || hook == KPC_HOOK_KPRINT || hook == KPC_HOOK_BRIDGE;
+		bool load = with_printk || hook == KPC_HOOK_KPRINT;
 		char path[PATH_MAX];
 		int fd;
 
@@ -479,6 +473,25 @@ static int kpc_bpf_load(struct kpc_bpf *b, unsigned int max_formats, bool with_p
 		b->skel = NULL;
 	}
 	return err;
+}
+
+/*
+ * A kprint.ko loaded before the handoff hook was attached announced its
+ * slots to nobody: reading its bridge parameter makes it announce them
+ * again (kernel/kprint_handoff.c).  Without kprint.ko, nothing to ask.
+ */
+static void kpc_bpf_handoff_ask(void)
+{
+	char buf[8];
+	int fd;
+
+	fd = open(KPC_KPRINT_BRIDGE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Should it fail, messages still count, under the plain key. */
+	if (read(fd, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	close(fd);
 }
 
 static void kpc_bpf_quiet_print(void)
@@ -530,7 +543,7 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 
 	if (ps->why[0]) {
 		/* Loaded without the BTF programs: say why for each. */
-		strcpy(b->status[KPC_HOOK_PRINTK_ENTRY].why, ps->why);
+		strcpy(b->status[KPC_HOOK_HANDOFF].why, ps->why);
 		strcpy(b->status[KPC_HOOK_RATELIMIT].why, ps->why);
 		strcpy(b->status[KPC_HOOK_RATELIMIT_ENTRY].why, ps->why);
 		strcpy(b->status[KPC_HOOK_RATELIMIT_KPRINT].why, ps->why);
@@ -539,6 +552,8 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 		err = kpc_bpf_hook(b, hook);
 	if (err)
 		goto err_destroy;
+	if (b->status[KPC_HOOK_HANDOFF].attached && !b->status[KPC_HOOK_HANDOFF].reused)
+		kpc_bpf_handoff_ask();
 	*out = b;
 	return 0;
 
@@ -581,7 +596,6 @@ int kpc_bpf_unload(const char *pin_dir)
 
 	if (!pin_dir)
 		pin_dir = KPRINT_COUNTER_PIN_DIR;
-	/* The reverse of the attach order: entry before return. */
 	for (i = KPC_BPF_NR_HOOKS - 1; i >= 0; i--)
 		if (!kpc_bpf_path(path, sizeof(path), pin_dir, kpc_bpf_hooks[i].pin) &&
 		    unlink(path) && errno != ENOENT)

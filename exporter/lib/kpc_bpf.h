@@ -33,17 +33,17 @@ struct kpc_bpf_opts {
 /*
  * The programs, each attached once and pinned (docs/bpf-counters.md).  A
  * source counts when its hooks do: kprint by KPC_HOOK_KPRINT, printk by
- * KPC_HOOK_PRINTK_EXIT (with KPC_HOOK_PRINTK_ENTRY, which lets it leave
- * bridged messages to KPC_HOOK_BRIDGE).  Ratelimit suppressions are
+ * KPC_HOOK_PRINTK_EXIT, one program per message, which takes the key of a
+ * message kprint.ko's bridge handed over from slots that KPC_HOOK_HANDOFF
+ * learns the place of.  Ratelimit suppressions are
  * counted by one of two ways, never both: KPC_HOOK_RATELIMIT_KPRINT
  * (kprint.ko's kretprobe), or KPC_HOOK_RATELIMIT with its
  * KPC_HOOK_RATELIMIT_ENTRY; kpc_bpf_ratelimit_hook() says which.
  */
 enum kpc_bpf_hook {
 	KPC_HOOK_KPRINT,	/* kprobe kprint:kprint_trace_record */
-	KPC_HOOK_PRINTK_EXIT,	/* fexit vprintk_emit: printk not bridged */
-	KPC_HOOK_PRINTK_ENTRY,	/* fentry vprintk_emit: the in-flight stack */
-	KPC_HOOK_BRIDGE,	/* kprobe kprint:kprint_trace_printk */
+	KPC_HOOK_PRINTK_EXIT,	/* fexit vprintk_emit: every printk message */
+	KPC_HOOK_HANDOFF,	/* kprobe kprint:kprint_trace_handoff: where the slots are */
 	KPC_HOOK_RATELIMIT,	/* kretprobe ___ratelimit: the suppressed calls */
 	KPC_HOOK_RATELIMIT_ENTRY, /* kprobe ___ratelimit: their arguments */
 	KPC_HOOK_RATELIMIT_KPRINT, /* kprobe kprint:kprint_trace_ratelimit */

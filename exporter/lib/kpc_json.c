@@ -282,11 +282,11 @@ struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
 	if (printk) {
 		ok = ok && kpc_json_add(obj, "plain", json_object_new_uint64(t->printk_plain));
 		ok = ok && kpc_json_add(obj, "bridged", json_object_new_uint64(t->printk_bridged));
-		ok = ok && kpc_json_add(obj, "handed", json_object_new_uint64(t->printk_handed));
+		ok = ok && kpc_json_add(obj, "echo", json_object_new_uint64(t->printk_echo));
 		ok = ok && kpc_json_add(obj, "unreadable",
 					json_object_new_uint64(t->printk_unreadable));
-		ok = ok && kpc_json_add(obj, "inflight_lost",
-					json_object_new_uint64(t->inflight_lost));
+		ok = ok && kpc_json_add(obj, "handoff_torn",
+					json_object_new_uint64(t->handoff_torn));
 	}
 	ok = ok && kpc_json_add(obj, "formats", json_object_new_uint64(formats));
 	ok = ok && kpc_json_add(obj, "max_formats", json_object_new_uint64(max_formats));

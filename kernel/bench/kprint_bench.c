@@ -20,6 +20,7 @@
 #define KPRINT_SUBSYSTEM "kprint-bench"
 
 #include <linux/kernel.h>
+#include <linux/jiffies.h>
 #include <linux/kprint.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -95,6 +96,18 @@ static noinline void kprint_bench_clock(unsigned int i)
 	barrier_data(&t);
 }
 
+/*
+ * What a BPF hook costs around the function it is on (B3): the bench
+ * attaches an fexit that does nothing to jiffies_to_usecs() and times this
+ * with and without it (tests/bench/hook_cost.bpf.c).
+ */
+static noinline void kprint_bench_hook(unsigned int i)
+{
+	unsigned int us = jiffies_to_usecs(i);
+
+	barrier_data(&us);
+}
+
 static int kprint_bench_set_run(const char *val, const struct kernel_param *kp)
 {
 	void (*one)(unsigned int i);
@@ -115,6 +128,8 @@ static int kprint_bench_set_run(const char *val, const struct kernel_param *kp)
 		one = kprint_bench_printk;
 	else if (!strcmp(buf, "clock"))
 		one = kprint_bench_clock;
+	else if (!strcmp(buf, "hook"))
+		one = kprint_bench_hook;
 	else
 		return -EINVAL;
 	err = kstrtouint(colon + 1, 10, &n);
@@ -141,7 +156,7 @@ static const struct kernel_param_ops kprint_bench_run_ops = {
 	.set = kprint_bench_set_run,
 };
 module_param_cb(run, &kprint_bench_run_ops, NULL, 0200);
-MODULE_PARM_DESC(run, "kprint:N, printk:N or clock:N: time N calls, see last_ns");
+MODULE_PARM_DESC(run, "kprint:N, printk:N, clock:N or hook:N: time N calls, see last_ns");
 
 static const char *const kprint_bench_formats[KPRINT_BENCH_NR] = {
 #define KPRINT_BENCH_X(idx, fmt, ...) [idx] = fmt,

@@ -11,8 +11,9 @@
 
 PIN=/sys/fs/bpf/kprint
 load_test_module
+load_printk_test_module
 kprint formats >/dev/null || { not_ok "kprint formats loads the counters"; finish; }
-for f in printk_entry_link printk_link printk_bridge_link printk_inflight; do
+for f in printk_link printk_handoff_link printk_handoff; do
 	check "$PIN/$f is pinned" [ -e $PIN/$f ]
 done
 
@@ -33,13 +34,19 @@ plain() {
 }
 
 # Known printk calls, bridged: kprint_test's printk() and /dev/kmsg writes
-# (one open per line: /dev/kmsg ratelimits each opener to 10 lines).
-N=25 M=7
+# (one open per line: /dev/kmsg ratelimits each opener to 10 lines); and
+# one kprint record, whose echo the bridge skips and hands back to the
+# counter to count as a plain printk.
+N=25 M=7 D=3
 snap b0
+kprint stats --json >"$WORK/stats.b0"
 kmsg_marker a0
 echo $N >$TEST_PARAMS/printk || not_ok "printk $N times"
+echo $D >$PRINTK_TEST_PARAMS/dev || not_ok "dev_info/dev_err/dev_warn $D times"
 for i in $(seq $M); do echo "kprint bpf-bridge kmsg line $i" >/dev/kmsg; done
+kprint emit --level info "kprint bpf-bridge echo" >/dev/null || not_ok "emit a kprint record"
 kmsg_marker b0
+kprint stats --json >"$WORK/stats.a0"
 snap a0
 kprint dump --json >"$WORK/dump0"
 
@@ -48,9 +55,11 @@ echo 0 >/sys/module/kprint/parameters/bridge || not_ok "bridge=0 at run time"
 snap b1
 kmsg_marker a1
 echo $N >$TEST_PARAMS/printk || not_ok "printk $N times"
+echo $D >$PRINTK_TEST_PARAMS/dev || not_ok "dev_info/dev_err/dev_warn $D times"
 kmsg_marker b1
 snap a1
 echo 1 >/sys/module/kprint/parameters/bridge || not_ok "bridge=1 at run time"
+rmmod kprint_printk_test || not_ok "rmmod kprint_printk_test"
 
 # A steady stream across unloading and loading kprint.ko: each time
 # kprint.ko is out, until the stream was counted by vprintk_emit()'s hook.
@@ -79,9 +88,9 @@ kmsg_marker b2
 snap a2
 echo "# $cycles reload cycles during a stream of $S lines"
 
-$PY - "$WORK" "$N" "$M" "$S" <<'PY'
+$PY - "$WORK" "$N" "$M" "$S" "$D" <<'PY'
 import json, os, sys
-work, n, m, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+work, n, m, s, dn = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 
 def check(what, cond, detail=""):
     print(("ok - " if cond else "not ok - ") + what + ("" if cond else f" ({detail})"))
@@ -108,8 +117,8 @@ def load(name):
 def delta(i):
     (b, bs), (a, as_) = load(f"b{i}"), load(f"a{i}")
     d = {k: a[k] - b.get(k, 0) for k in a if a[k] != b.get(k, 0)}
-    ds = {k: as_[k] - bs[k] for k in ("total", "plain", "bridged", "handed", "overflow",
-                                     "inflight_lost")}
+    ds = {k: as_[k] - bs[k] for k in ("total", "plain", "bridged", "echo", "overflow",
+                                     "handoff_torn")}
     return d, ds
 
 def made(i):
@@ -117,7 +126,26 @@ def made(i):
     return seq(f"b{i}") - seq(f"a{i}") + 1
 
 LEGACY = "kprint_test legacy printk %d"
+# kprint_printk_test's dev_*() calls (kernel/test/kprint_printk_test.c):
+# the caller's format inside dev_printk()'s "%s %s: %pV", and its level.
+DEV = {"dev info %d %s": "info", "dev err %#x <%pI4>": "err", "dev warn no args": "warn"}
+
+def check_dev(d, bridged):
+    for fmt, level in DEV.items():
+        got = {k: v for k, v in d.items() if k[0] == fmt}
+        if bridged:
+            ok = (sum(got.values()) == dn and len(got) == 1 and
+                  all(k[1] == fnv(fmt.encode()) and k[2] == level and k[4] and
+                      k[5] == "kprint_printk_test" for k in got))
+            what = "with its device's subsystem and its module"
+        else:
+            ok = got == {(fmt, fnv(fmt.encode()), level, "none", "", ""): dn}
+            what = "without tags"
+        check(f"{dn} calls of dev_{level}(\"{fmt}\") counted once, under the caller's format, "
+              f"{what}", ok, got)
+
 d, ds = delta(0)
+check_dev(d, True)
 legacy = {k: v for k, v in d.items() if k[0] == LEGACY}
 check(f"{n} bridged printk() calls counted exactly once", sum(legacy.values()) == n, legacy)
 check("under one entry, with the record's module", [k[5] for k in legacy] == ["kprint_test"],
@@ -128,14 +156,24 @@ ids = {r["format_id"] for r in recs}
 check("the BPF format_id is the records' and FNV-1a 64 of the format",
       [k[1] for k in legacy] == [fnv(LEGACY.encode())] and ids == {fnv(LEGACY.encode())},
       (list(legacy), ids))
-kmsg = sum(v for k, v in d.items() if k[0] == "%s")
-check(f"{m} /dev/kmsg lines (and the 2 markers) counted under \"%s\"", kmsg == m + 2, kmsg)
+kmsg = sum(v for k, v in d.items() if k[0] == "%s" and k[5])
+check(f"{m} /dev/kmsg lines (and the 2 markers) counted under \"%s\", bridged", kmsg == m + 2, kmsg)
+echo = sum(v for k, v in d.items() if k[0] == "%s" and not k[5])
+check("kprint's echo of its record counted once, under the plain \"%s\"", echo == 1, echo)
 check("window 0: messages counted == messages printk stored", ds["total"] == made(0),
       (ds, made(0)))
-check("window 0: all bridged, none counted twice",
-      ds["bridged"] == ds["total"] and ds["handed"] == ds["bridged"] and ds["plain"] == 0, ds)
+check("window 0: all bridged but kprint's one echo, none counted twice",
+      ds["bridged"] == ds["total"] - 1 and ds["plain"] == 1 and ds["echo"] == 1, ds)
+st = {w: json.load(open(os.path.join(work, f"stats.{w}"))) for w in ("b0", "a0")}
+sd = lambda k: st["a0"][k] - st["b0"][k]
+handed = sum(sd(k) for k in ("bridged", "bridge_dropped_nmi", "bridge_dropped_recursion",
+                             "bridge_dropped_scratch"))
+check("window 0: every message the bridge handed over kept its key (kprint stats == BPF)",
+      handed == ds["bridged"] and sd("bridge_skipped") == ds["echo"],
+      (handed, sd("bridge_skipped"), ds))
 
 d, ds = delta(1)
+check_dev(d, False)
 legacy = {k: v for k, v in d.items() if k[0] == LEGACY}
 check(f"bridge=0: {n} printk() calls counted once by vprintk_emit, without tags",
       legacy == {(LEGACY, fnv(LEGACY.encode()), "info", "none", "", ""): n}, legacy)
@@ -151,10 +189,10 @@ check(f"reloads under a stream: the {s} lines written and 2 markers counted exac
       stream == s + 2, stream)
 check("reloads under a stream: messages counted == messages printk stored",
       ds["total"] == made(2), (ds, made(2)))
-check("reloads under a stream: both hooks counted (the handover happened)",
+check("reloads under a stream: both keys counted (the handover happened)",
       ds["plain"] > 0 and ds["bridged"] > 0, ds)
-check("no in-flight mark lost, nothing uncounted",
-      ds["inflight_lost"] == 0 and ds["overflow"] == 0, ds)
+check("no handoff torn, nothing uncounted",
+      ds["handoff_torn"] == 0 and ds["overflow"] == 0, ds)
 PY
 
 # Formats as text in bpftool: escaped in the map, raw in kprint formats.

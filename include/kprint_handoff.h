@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The printk bridge's handoff to the BPF printk counter: kprint.ko writes,
+ * bpf/kprint_counter.bpf.c reads (docs/bpf-counters.md, "One hook per
+ * message").
+ *
+ * The counter has one hook per printk message, the return of
+ * vprintk_emit(), whether kprint.ko is loaded or not.  While the bridge's
+ * hook on vprintk_store() is registered, it writes a slot for every
+ * message it sees, inside that message's vprintk_emit() call, saying under
+ * which key the message counts (format id, tags, level as stored) or that
+ * it is kprint's own echo; the return finds the slot of its own call and
+ * counts under that key, or without one under the plain key it computes
+ * itself.  No program runs on kprint.ko's side, so kprint.ko loading,
+ * unloading and switching the bridge can neither double nor lose a count.
+ *
+ * Slots live in one block per CPU and interrupt context level (task,
+ * softirq, hardirq, NMI), each block a ring of KPRINT_HANDOFF_SLOTS, in an
+ * array kprint.ko allocates and announces through kprint_trace_handoff().
+ * A block is written only on its CPU, at its context level, with
+ * preemption off, and read there too: no reader sees a slot half written.
+ * A call's slot is the newest one whose key matches: the task, its
+ * vprintk_emit() arguments (va_list and format pointers), and the task's
+ * context switch count, which also proves that the task did not migrate
+ * in between (the slot is then in another CPU's block: not found).
+ *
+ * Needs __u32 and __u64 from its includer (<linux/types.h> in the kernel,
+ * vmlinux.h in BPF).
+ */
+#ifndef KPRINT_HANDOFF_H
+#define KPRINT_HANDOFF_H
+
+#define KPRINT_HANDOFF_CONTEXTS	4	/* task, softirq, hardirq, NMI */
+#define KPRINT_HANDOFF_SLOTS	8	/* per block; a power of two */
+#define KPRINT_HANDOFF_TAGS	80	/* "subsystem\0module\0", cut */
+
+/* The message counts under the slot's key (else: kprint's own echo). */
+#define KPRINT_HANDOFF_F_BRIDGED	1U
+
+struct kprint_handoff_slot {
+	/* Which call: compared as a whole. */
+	__u64 task;		/* current */
+	__u64 args;		/* vprintk_store()'s va_list pointer: vprintk_emit()'s */
+	__u64 fmt;		/* its format pointer, as passed */
+	__u64 switches;		/* current->nvcsw + current->nivcsw */
+	/* What it counts under. */
+	__u64 format_id;	/* FNV-1a 64 of the format, as the record's */
+	__u64 tags_id;		/* FNV-1a 64 of the used bytes of tags */
+	__u32 level;		/* the level printk stores */
+	__u32 class;		/* KPRINT_CLASS_NONE */
+	__u32 flags;		/* KPRINT_HANDOFF_F_* */
+	__u32 format_len;	/* bytes of the format at @format */
+	__u64 format;		/* the caller's format, valid during the call */
+	/* For a new counter entry only: subsystem, NUL, module, NUL. */
+	char tags[KPRINT_HANDOFF_TAGS];
+};
+
+/* The bytes a reader compares, and then those it counts with. */
+#define KPRINT_HANDOFF_KEY_BYTES	32
+#define KPRINT_HANDOFF_HEAD_BYTES	72	/* up to and including @format */
+
+struct kprint_handoff_block {
+	__u64 written;		/* slots written since load; newest at written - 1 */
+	__u64 pad[7];		/* the slots start on their own cache line */
+	struct kprint_handoff_slot slot[KPRINT_HANDOFF_SLOTS];
+};
+
+#endif /* KPRINT_HANDOFF_H */
