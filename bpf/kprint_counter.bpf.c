@@ -122,7 +122,8 @@ struct {
 struct kprint_counter_scratch {
 	char raw[KPRINT_COUNTER_FORMAT_LEN];
 	struct kprint_counter_value value;
-	struct kprint_handoff_slot slot;
+	struct kprint_handoff_newest newest;
+	struct kprint_handoff_head head;	/* the slot of this call */
 };
 
 struct {
@@ -372,13 +373,22 @@ int BPF_KPROBE(printk_handoff_where, const void *blocks, __u32 cpus)
 	return 0;
 }
 
+static __always_inline bool handoff_ours(const struct kprint_handoff_head *h,
+					 struct task_struct *task, __u64 switches,
+					 const char *fmt, void *args)
+{
+	return h->task == (__u64)task && h->args == (__u64)args && h->fmt == (__u64)fmt &&
+	       h->switches == switches;
+}
+
 /*
- * The slot kprint.ko's bridge wrote for this vprintk_emit() call, copied to
- * s->slot: the newest of this CPU's block at this context level whose key
- * is this call's (include/kprint_handoff.h).  Returns the slot's kernel
- * address, or 0 if there is none: no
- * bridge, the bridge did not see the message, or the task was switched out
- * in between (its slot is then in another CPU's block, or overwritten).
+ * The slot kprint.ko's bridge wrote for this vprintk_emit() call, its head
+ * copied to s->head: the newest of this CPU's block at this context level
+ * whose key is this call's (include/kprint_handoff.h).  Returns the slot's
+ * kernel address, or 0 if there is none: no bridge, the bridge did not see
+ * the message, or the task was switched out in between (its slot is then
+ * in another CPU's block, or overwritten).  Usually the newest slot, in
+ * one copy; a printk nested in this one's vprintk_emit() made later ones.
  */
 static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 					  struct kprint_counter_totals *t,
@@ -386,7 +396,7 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kprint_handoff_where *w;
-	__u64 blk, written, again, k, switches, at = 0;
+	__u64 blk, written, again, k, switches, at;
 	__u32 zero = 0, cpu, level;
 	int i;
 
@@ -400,20 +410,33 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 	level = context_level();
 	blk += ((__u64)cpu * KPRINT_HANDOFF_CONTEXTS + level) *
 	       sizeof(struct kprint_handoff_block);
-	if (bpf_probe_read_kernel(&written, sizeof(written), (void *)blk))
+	if (bpf_probe_read_kernel(&s->newest, sizeof(s->newest), (void *)blk))
+		return 0;
+	if (s->newest.begin != s->newest.end) {
+		/* A preempted copy: writers came in between. */
+		__sync_fetch_and_add(&t->handoff_torn, 1);
+		return 0;
+	}
+	written = s->newest.end;
+	if (!written)
 		return 0;
 	switches = task->nvcsw + task->nivcsw;
+	if (handoff_ours(&s->newest.head, task, switches, fmt, args)) {
+		s->head = s->newest.head;
+		return blk + offsetof(struct kprint_handoff_block, slot) +
+		       ((written - 1) & (KPRINT_HANDOFF_SLOTS - 1)) *
+		       sizeof(struct kprint_handoff_slot);
+	}
 
-	for (i = 0; i < KPRINT_HANDOFF_SLOTS; i++) {
+	for (i = 1; i < KPRINT_HANDOFF_SLOTS; i++) {
 		if (i >= written)
 			return 0;
 		k = written - 1 - i;
 		at = blk + offsetof(struct kprint_handoff_block, slot) +
 		     (k & (KPRINT_HANDOFF_SLOTS - 1)) * sizeof(struct kprint_handoff_slot);
-		if (bpf_probe_read_kernel(&s->slot, KPRINT_HANDOFF_HEAD_BYTES, (void *)at))
+		if (bpf_probe_read_kernel(&s->head, sizeof(s->head), (void *)at))
 			return 0;
-		if (s->slot.task == (__u64)task && s->slot.args == (__u64)args &&
-		    s->slot.fmt == (__u64)fmt && s->slot.switches == switches)
+		if (handoff_ours(&s->head, task, switches, fmt, args))
 			break;
 	}
 	if (i == KPRINT_HANDOFF_SLOTS)
@@ -425,7 +448,8 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 	 * reused before it ended.
 	 */
 	if (level == 0 &&
-	    (bpf_probe_read_kernel(&again, sizeof(again), (void *)blk) ||
+	    (bpf_probe_read_kernel(&again, sizeof(again),
+				   (void *)blk + offsetof(struct kprint_handoff_newest, end)) ||
 	     again - k >= KPRINT_HANDOFF_SLOTS)) {
 		__sync_fetch_and_add(&t->handoff_torn, 1);
 		return 0;
@@ -436,11 +460,11 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 /* A new entry of the bridge's key: its format and tags, from the slot. */
 static __always_inline void read_handoff_strings(struct kprint_counter_scratch *s, __u64 at)
 {
-	__u32 len = s->slot.format_len;
+	__u32 len = s->head.format_len;
 
 	if (len > KPRINT_COUNTER_FORMAT_LEN - 1)
 		len = KPRINT_COUNTER_FORMAT_LEN - 1;
-	if (bpf_probe_read_kernel(s->raw, len, (const void *)s->slot.format))
+	if (bpf_probe_read_kernel(s->raw, len, (const void *)s->head.format))
 		len = 0;
 	s->raw[len & FORMAT_MASK] = '\0';
 	escape_format(s);
@@ -519,10 +543,10 @@ static __always_inline void count_bridged(struct kprint_counter_scratch *s,
 					  struct kprint_counter_totals *t, __u64 at)
 {
 	struct kprint_counter_key key = {
-		.format_id = s->slot.format_id,
-		.tags_id = s->slot.tags_id,
-		.level = s->slot.level,
-		.class = s->slot.class,
+		.format_id = s->head.format_id,
+		.tags_id = s->head.tags_id,
+		.level = s->head.level,
+		.class = s->head.class,
 	};
 
 	__sync_fetch_and_add(&t->printk_bridged, 1);
@@ -546,7 +570,7 @@ int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info
 	if (!t || !s)
 		return 0;
 	at = handoff_find(s, t, fmt, args);
-	if (at && (s->slot.flags & KPRINT_HANDOFF_F_BRIDGED)) {
+	if (at && (s->head.flags & KPRINT_HANDOFF_F_BRIDGED)) {
 		count_bridged(s, t, at);
 		return 0;
 	}

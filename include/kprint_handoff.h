@@ -18,8 +18,8 @@
  * softirq, hardirq, NMI), each block a ring of KPRINT_HANDOFF_SLOTS, in an
  * array kprint.ko allocates and announces through kprint_trace_handoff().
  * A block is written only on its CPU, at its context level, with
- * preemption off, and read there too: no reader sees a slot half written.
- * A call's slot is the newest one whose key matches: the task, its
+ * preemption off, and read there too.  A call's slot is the newest one
+ * whose key matches: the task, its
  * vprintk_emit() arguments (va_list and format pointers), and the task's
  * context switch count, which also proves that the task did not migrate
  * in between (the slot is then in another CPU's block: not found).
@@ -37,7 +37,8 @@
 /* The message counts under the slot's key (else: kprint's own echo). */
 #define KPRINT_HANDOFF_F_BRIDGED	1U
 
-struct kprint_handoff_slot {
+/* A slot's part that a reader compares, then counts with. */
+struct kprint_handoff_head {
 	/* Which call: compared as a whole. */
 	__u64 task;		/* current */
 	__u64 args;		/* vprintk_store()'s va_list pointer: vprintk_emit()'s */
@@ -51,17 +52,31 @@ struct kprint_handoff_slot {
 	__u32 flags;		/* KPRINT_HANDOFF_F_* */
 	__u32 format_len;	/* bytes of the format at @format */
 	__u64 format;		/* the caller's format, valid during the call */
+};
+
+struct kprint_handoff_slot {
+	struct kprint_handoff_head head;
 	/* For a new counter entry only: subsystem, NUL, module, NUL. */
 	char tags[KPRINT_HANDOFF_TAGS];
 };
 
-/* The bytes a reader compares, and then those it counts with. */
-#define KPRINT_HANDOFF_KEY_BYTES	32
-#define KPRINT_HANDOFF_HEAD_BYTES	72	/* up to and including @format */
+/*
+ * The newest slot's head is also kept between two copies of its number,
+ * so that a reader gets it with one copy of struct kprint_handoff_newest
+ * and knows it whole when @begin equals @end (copied in ascending order,
+ * and a writer is never interrupted by a reader of its block, only a
+ * preempted reader by writers).  The ring is for a call whose slot is no
+ * longer the newest: printk nested inside its vprintk_emit().
+ */
+struct kprint_handoff_newest {
+	__u64 begin;		/* slots written, before the copy */
+	struct kprint_handoff_head head;
+	__u64 end;		/* slots written, after it */
+};
 
 struct kprint_handoff_block {
-	__u64 written;		/* slots written since load; newest at written - 1 */
-	__u64 pad[7];		/* the slots start on their own cache line */
+	struct kprint_handoff_newest newest;
+	__u64 pad[5];		/* the slots start on their own cache line */
 	struct kprint_handoff_slot slot[KPRINT_HANDOFF_SLOTS];
 };
 

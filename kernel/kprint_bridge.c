@@ -1077,7 +1077,7 @@ static u8 kprint_bridge_final_level(int level)
 static void kprint_bridge_handoff(const struct kprint_bridge_msg *m, u32 level,
 				  const char *tags, size_t tags_len)
 {
-	struct kprint_handoff_slot h = {
+	struct kprint_handoff_head h = {
 		.format_id = m->format_id,
 		.tags_id = kprint_fnv1a64_mem(tags, tags_len),
 		.level = level,
@@ -1091,7 +1091,7 @@ static void kprint_bridge_handoff(const struct kprint_bridge_msg *m, u32 level,
 }
 
 /* kprint's own echo: the counter counts it itself, as a plain printk. */
-static const struct kprint_handoff_slot kprint_bridge_own;
+static const struct kprint_handoff_head kprint_bridge_own;
 
 /*
  * A message dropped (NMI, recursion, no scratch) is still counted, under

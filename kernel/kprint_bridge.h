@@ -21,7 +21,7 @@ void kprint_handoff_exit(void);
 void kprint_handoff_announce(void);
 void kprint_handoff_clear(void);
 void kprint_handoff_put(const void *args, const char *fmt,
-			const struct kprint_handoff_slot *h,
+			const struct kprint_handoff_head *h,
 			const char *tags, size_t tags_len);
 void kprint_trace_handoff(const struct kprint_handoff_block *blocks, u32 cpus);
 

@@ -63,14 +63,15 @@ __noipa void kprint_trace_handoff(const struct kprint_handoff_block *blocks,
  * @fmt: vprintk_store()'s format pointer
  * @h: what the message counts under: format_id, tags_id, level, class,
  *	format and format_len; flags KPRINT_HANDOFF_F_BRIDGED, or 0 for a
- *	message the counter must count itself (kprint's own echo)
+ *	message the counter must count itself (kprint's own echo); the key
+ *	fields are filled in here
  * @tags: subsystem, NUL, module, NUL (NULL with flags 0)
  * @tags_len: bytes of @tags
  *
  * Context: The bridge's hook, preemption off, any context (NMI included).
  */
 void kprint_handoff_put(const void *args, const char *fmt,
-			const struct kprint_handoff_slot *h,
+			const struct kprint_handoff_head *h,
 			const char *tags, size_t tags_len)
 {
 	struct kprint_handoff_block *blk = kprint_handoff_blocks;
@@ -81,32 +82,32 @@ void kprint_handoff_put(const void *args, const char *fmt,
 		return;
 	blk += smp_processor_id() * KPRINT_HANDOFF_CONTEXTS +
 	       interrupt_context_level();
-	n = blk->written;
+	n = blk->newest.end;
 	s = &blk->slot[n & (KPRINT_HANDOFF_SLOTS - 1)];
 
-	/* The key last but one, "written" last: a reader matches whole slots. */
-	s->task = 0;
+	/* The task last: a reader of the ring matches whole slots. */
+	s->head.task = 0;
 	barrier();
-	s->format_id = h->format_id;
-	s->tags_id = h->tags_id;
-	s->level = h->level;
-	s->class = h->class;
-	s->flags = h->flags;
-	s->format_len = h->format_len;
-	s->format = h->format;
+	s->head = *h;
+	s->head.task = 0;
+	s->head.args = (unsigned long)args;
+	s->head.fmt = (unsigned long)fmt;
+	s->head.switches = current->nvcsw + current->nivcsw;
 	tags_len = min(tags_len, sizeof(s->tags));
 	if (tags)
 		memcpy(s->tags, tags, tags_len);
 	/* Cut tags still end in NUL, NUL: the module read as empty. */
 	if (tags_len >= sizeof(s->tags) - 1)
 		s->tags[sizeof(s->tags) - 2] = s->tags[sizeof(s->tags) - 1] = '\0';
-	s->args = (unsigned long)args;
-	s->fmt = (unsigned long)fmt;
-	s->switches = current->nvcsw + current->nivcsw;
 	barrier();
-	s->task = (unsigned long)current;
+	WRITE_ONCE(s->head.task, (unsigned long)current);
+
+	/* And its head where one copy finds it, between its numbers. */
+	WRITE_ONCE(blk->newest.begin, n + 1);
 	barrier();
-	WRITE_ONCE(blk->written, n + 1);
+	blk->newest.head = s->head;
+	barrier();
+	WRITE_ONCE(blk->newest.end, n + 1);
 }
 
 /**
@@ -119,11 +120,20 @@ void kprint_handoff_put(const void *args, const char *fmt,
  */
 void kprint_handoff_clear(void)
 {
+	struct kprint_handoff_block *blk;
 	unsigned int i, j;
 
-	for (i = 0; i < nr_cpu_ids * KPRINT_HANDOFF_CONTEXTS; i++)
+	for (i = 0; i < nr_cpu_ids * KPRINT_HANDOFF_CONTEXTS; i++) {
+		blk = &kprint_handoff_blocks[i];
 		for (j = 0; j < KPRINT_HANDOFF_SLOTS; j++)
-			WRITE_ONCE(kprint_handoff_blocks[i].slot[j].task, 0);
+			WRITE_ONCE(blk->slot[j].head.task, 0);
+		/* One copy sees begin != end, or end and the task 0. */
+		WRITE_ONCE(blk->newest.begin, blk->newest.end + 1);
+		barrier();
+		WRITE_ONCE(blk->newest.head.task, 0);
+		barrier();
+		WRITE_ONCE(blk->newest.end, blk->newest.begin);
+	}
 }
 
 /**
