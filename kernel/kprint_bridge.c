@@ -20,12 +20,12 @@
  * kallsyms_lookup_name() is exported) sees all of them, before printk
  * renders the text.  An ftrace_ops rather than a kprobe: while a kprobe's
  * handler runs, every other kprobe hit on that CPU (a tracer's, the BPF
- * counters' on kprint.ko) is missed.  The ops reads the arguments from the registers ftrace saved (on
- * x86 without FTRACE_OPS_FL_SAVE_REGS: see kprint_bridge_regs()), and has
- * not FTRACE_OPS_FL_RECURSION (which on 6.1 asks ftrace to guard it, and
- * a message ftrace's guard turns away would be lost without a count): the
- * hook guards against recursion itself, per CPU, and counts what it turns
- * away.
+ * counters' on kprint.ko) is missed.  The ops reads the arguments from the
+ * registers ftrace saved (on x86 without FTRACE_OPS_FL_SAVE_REGS: see
+ * kprint_bridge_regs()), and has not FTRACE_OPS_FL_RECURSION (which on 6.1
+ * asks ftrace to guard it, and a message ftrace's guard turns away would
+ * be lost without a count): the hook guards against recursion itself, per
+ * CPU, and counts what it turns away.
  *
  * **Per message**, with interrupts off and the CPU's scratch record
  * (kprint_core.c): the format as the call site compiled it (leading
@@ -1290,7 +1290,6 @@ sealed:
 		kprint_bridge_line_set(caller_id, seq, open, merged);
 	return seq;
 }
-
 
 static DEFINE_PER_CPU(bool, kprint_bridge_busy);
 
