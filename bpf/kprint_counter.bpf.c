@@ -8,8 +8,9 @@
  *                    kprint_trace_record(), which takes no module
  *                    reference, so the module can still be unloaded
  *   printk_formats   every printk message, once, at the return of
- *                    vprintk_emit(), through which printk, printk_deferred,
- *                    dev_printk and /dev/kmsg writes all pass: under the key
+ *                    vprintk_store(), through which every message printk
+ *                    stores passes (printk, printk_deferred, dev_printk,
+ *                    /dev/kmsg writes, NMI and recursive printk): under the key
  *                    kprint.ko's bridge handed over for it (the record's
  *                    format id, level, subsystem and module) when it
  *                    bridged it, else under the key computed here (no tags)
@@ -22,8 +23,8 @@
  * format inserts.  Every insert that fails is counted, by reason.
  *
  * One hook per printk message, whether kprint.ko is loaded or not: the
- * bridge runs no program, it writes a slot the return of vprintk_emit()
- * reads (include/kprint_handoff.h), so kprint.ko loading, unloading or
+ * bridge runs no program, its hook on vprintk_store()'s entry writes a slot
+ * that the return of the same call reads (include/kprint_handoff.h), so kprint.ko loading, unloading or
  * switching the bridge cannot make a message count twice or not at all.
  */
 #include "vmlinux.h"
@@ -373,22 +374,35 @@ int BPF_KPROBE(printk_handoff_where, const void *blocks, __u32 cpus)
 	return 0;
 }
 
-static __always_inline bool handoff_ours(const struct kprint_handoff_head *h,
+/*
+ * How far slot head @h is this call's: 0 not, 1 the call's task, arguments
+ * and format pointers but the task was switched out since (likely ours, on
+ * this CPU again; but an older message of the same call site, stack and
+ * task also looks so), 2 that and the same switch count (certainly ours).
+ */
+static __always_inline int handoff_match(const struct kprint_handoff_head *h,
 					 struct task_struct *task, __u64 switches,
 					 const char *fmt, void *args)
 {
-	return h->task == (__u64)task && h->args == (__u64)args && h->fmt == (__u64)fmt &&
-	       h->switches == switches;
+	if (h->task != (__u64)task || h->args != (__u64)args || h->fmt != (__u64)fmt)
+		return 0;
+	return h->switches == switches ? 2 : 1;
+}
+
+static __always_inline __u64 handoff_slot_at(__u64 blk, __u64 k)
+{
+	return blk + offsetof(struct kprint_handoff_block, slot) +
+	       (k & (KPRINT_HANDOFF_SLOTS - 1)) * sizeof(struct kprint_handoff_slot);
 }
 
 /*
- * The slot kprint.ko's bridge wrote for this vprintk_emit() call, its head
- * copied to s->head: the newest of this CPU's block at this context level
- * whose key is this call's (include/kprint_handoff.h).  Returns the slot's
+ * The slot kprint.ko's bridge wrote for this call, its head copied to
+ * s->head: of this CPU's block at this context level, the newest whose key
+ * is this call's, the switch count included, else the newest with the
+ * same task and pointers (include/kprint_handoff.h).  Returns the slot's
  * kernel address, or 0 if there is none: no bridge, the bridge did not see
- * the message, or the task was switched out in between (its slot is then
- * in another CPU's block, or overwritten).  Usually the newest slot, in
- * one copy; a printk nested in this one's vprintk_emit() made later ones.
+ * the message, or its task moved to another CPU in between.  Usually the
+ * newest slot, in one copy; a printk nested in this one made later ones.
  */
 static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 					  struct kprint_counter_totals *t,
@@ -396,9 +410,9 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kprint_handoff_where *w;
-	__u64 blk, written, again, k, switches, at;
+	__u64 blk, written, again, k, switches, likely = 0;
 	__u32 zero = 0, cpu, level;
-	int i;
+	int i, m;
 
 	w = bpf_map_lookup_elem(&printk_handoff, &zero);
 	if (!w)
@@ -421,26 +435,33 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 	if (!written)
 		return 0;
 	switches = task->nvcsw + task->nivcsw;
-	if (handoff_ours(&s->newest.head, task, switches, fmt, args)) {
+	m = handoff_match(&s->newest.head, task, switches, fmt, args);
+	if (m == 2) {
 		s->head = s->newest.head;
-		return blk + offsetof(struct kprint_handoff_block, slot) +
-		       ((written - 1) & (KPRINT_HANDOFF_SLOTS - 1)) *
-		       sizeof(struct kprint_handoff_slot);
+		return handoff_slot_at(blk, written - 1);
 	}
+	if (m == 1)
+		likely = written;	/* k + 1 of the likely slot */
 
-	for (i = 1; i < KPRINT_HANDOFF_SLOTS; i++) {
-		if (i >= written)
-			return 0;
+	/* Not the oldest slot: the next write reuses it, maybe now. */
+	for (i = 1; i < KPRINT_HANDOFF_SLOTS - 1 && i < written; i++) {
 		k = written - 1 - i;
-		at = blk + offsetof(struct kprint_handoff_block, slot) +
-		     (k & (KPRINT_HANDOFF_SLOTS - 1)) * sizeof(struct kprint_handoff_slot);
-		if (bpf_probe_read_kernel(&s->head, sizeof(s->head), (void *)at))
+		if (bpf_probe_read_kernel(&s->head, sizeof(s->head), (void *)handoff_slot_at(blk, k)))
 			return 0;
-		if (handoff_ours(&s->head, task, switches, fmt, args))
+		m = handoff_match(&s->head, task, switches, fmt, args);
+		if (m == 2)
 			break;
+		if (m == 1 && !likely)
+			likely = k + 1;
 	}
-	if (i == KPRINT_HANDOFF_SLOTS)
-		return 0;
+	if (m != 2) {
+		if (!likely)
+			return 0;
+		k = likely - 1;
+		if (bpf_probe_read_kernel(&s->head, sizeof(s->head), (void *)handoff_slot_at(blk, k)))
+			return 0;
+		__sync_fetch_and_add(&t->handoff_switched, 1);
+	}
 	/*
 	 * In task context this program can be preempted (it runs with
 	 * migration, not preemption, disabled), and the tasks run meanwhile
@@ -454,7 +475,7 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 		__sync_fetch_and_add(&t->handoff_torn, 1);
 		return 0;
 	}
-	return at;
+	return handoff_slot_at(blk, k);
 }
 
 /* A new entry of the bridge's key: its format and tags, from the slot. */
@@ -556,7 +577,7 @@ static __always_inline void count_bridged(struct kprint_counter_scratch *s,
 	count_new(&printk_formats, &key, &s->value, &t->printk_failed);
 }
 
-SEC("fexit/vprintk_emit")
+SEC("fexit/vprintk_store")
 int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info *dev_info,
 	     const char *fmt, void *args, int ret)
 {

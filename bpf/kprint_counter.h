@@ -68,6 +68,12 @@ struct kprint_counter_totals {
 	 * preempted in the return's program): counted plain.
 	 */
 	__u64 handoff_torn;
+	/*
+	 * Of printk_bridged, messages whose task was switched out between
+	 * the bridge's hook and the return: their slot matched all but the
+	 * switch count (docs/bpf-counters.md).
+	 */
+	__u64 handoff_switched;
 	__u64 ratelimit_calls;	/* ___ratelimit() returns seen */
 	__u64 ratelimit_suppressed; /* of which 0: the caller's message dropped */
 	__u64 ratelimit_unmatched; /* of which without their arguments: uncounted */

@@ -7,7 +7,7 @@
  * DOC: handoff
  *
  * bpf/kprint_counter.bpf.c counts every printk message once, at the return
- * of vprintk_emit(), its one hook per message.  What only the bridge knows
+ * of vprintk_store(), its one hook per message.  What only the bridge knows
  * of a message (its module, the level printk stored, the caller's format
  * inside dev_printk()'s %pV) reaches that hook through the slots described
  * in include/kprint_handoff.h: the bridge writes one per message its hook
@@ -113,8 +113,10 @@ void kprint_handoff_put(const void *args, const char *fmt,
 /**
  * kprint_handoff_clear() - forget every slot
  *
- * Only the task of each slot is cleared (one store each): a reader copying
- * a slot meanwhile finds it whole or not at all.
+ * Only the task of each slot and of each block's newest head is cleared,
+ * one store each: a reader copying one meanwhile gets it whole, before or
+ * after.  Until this runs, a message printed after the hook was removed
+ * can still match its call site's last slot (docs/bpf-counters.md).
  *
  * Context: Process context, the bridge's hook unregistered (no writer).
  */
@@ -127,12 +129,7 @@ void kprint_handoff_clear(void)
 		blk = &kprint_handoff_blocks[i];
 		for (j = 0; j < KPRINT_HANDOFF_SLOTS; j++)
 			WRITE_ONCE(blk->slot[j].head.task, 0);
-		/* One copy sees begin != end, or end and the task 0. */
-		WRITE_ONCE(blk->newest.begin, blk->newest.end + 1);
-		barrier();
 		WRITE_ONCE(blk->newest.head.task, 0);
-		barrier();
-		WRITE_ONCE(blk->newest.end, blk->newest.begin);
 	}
 }
 

@@ -41,12 +41,16 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"BPF map updates that failed, per source (kprint, printk, ratelimit) and reason: "
 		"full (E2BIG), busy (EBUSY, the bucket lock taken on this CPU), nomem, other." },
 	[KPX_M_BPF_PRINTK_HOOK] = { "kprint_bpf_printk_hook_messages_total", "counter",
-		"printk messages counted per key, all by one hook at the return of vprintk_emit: "
-		"vprintk_emit (the key it computes: kprint.ko not bridging them, or its echo) or "
+		"printk messages counted per key, all by one hook at the return of vprintk_store: "
+		"plain (the key it computes: kprint.ko not bridging them, or its echo) or "
 		"bridge (the key kprint.ko's bridge handed over); each message once." },
 	[KPX_M_BPF_HANDOFF_TORN] = { "kprint_bpf_handoff_torn_total", "counter",
 		"Bridged printk messages whose handoff slot was reused while being read, counted "
 		"under the plain key instead (docs/bpf-counters.md)." },
+	[KPX_M_BPF_HANDOFF_SWITCHED] = { "kprint_bpf_handoff_switched_total", "counter",
+		"Bridged printk messages whose task was switched out between the bridge's hook and "
+		"the return of vprintk_store (a preemptible kernel): counted under the newest slot "
+		"with their task and pointers (docs/bpf-counters.md)." },
 	[KPX_M_RATELIMIT_CALLS] = { "kprint_ratelimit_calls_total", "counter",
 		"Calls of the kernel's ___ratelimit() seen by BPF." },
 	[KPX_M_RATELIMIT_SUPPRESSED] = { "kprint_ratelimit_suppressed_total", "counter",
@@ -519,12 +523,15 @@ static void kpx_metrics_bpf(struct kpx_expo *e, struct kpx_metrics *m)
 	}
 	kpx_head(e, KPX_M_BPF_PRINTK_HOOK);
 	if (have_totals) {
-		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "vprintk_emit", t.printk_plain);
+		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "plain", t.printk_plain);
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
 	}
 	kpx_head(e, KPX_M_BPF_HANDOFF_TORN);
 	if (have_totals)
 		kpx_sample(e->out, KPX_M_BPF_HANDOFF_TORN, t.handoff_torn);
+	kpx_head(e, KPX_M_BPF_HANDOFF_SWITCHED);
+	if (have_totals)
+		kpx_sample(e->out, KPX_M_BPF_HANDOFF_SWITCHED, t.handoff_switched);
 	kpx_head(e, KPX_M_RATELIMIT_CALLS);
 	if (have_totals)
 		kpx_sample(e->out, KPX_M_RATELIMIT_CALLS, t.ratelimit_calls);

@@ -8,7 +8,7 @@
  * a reload of kprint.ko (the kernel arms it again when the module comes
  * back, before the module's init runs), and it holds no reference on the
  * module, so kprint stays unloadable while it is counted.  Every printk
- * message is counted by one fexit on vprintk_emit().  Ratelimit suppressions
+ * message is counted by one fexit on vprintk_store().  Ratelimit suppressions
  * are counted either by "kprint:kprint_trace_ratelimit" (kprint.ko's
  * kretprobe on ___ratelimit() hands it each refused call) or by a kprobe
  * and kretprobe on ___ratelimit() itself where the kernel lets them in,
@@ -61,7 +61,7 @@ static const struct kpc_bpf_hook_def {
 } kpc_bpf_hooks[KPC_BPF_NR_HOOKS] = {
 	[KPC_HOOK_KPRINT] = { "kprobe kprint:kprint_trace_record", "kprint_record_link",
 			      "kprint:kprint_trace_record", "record" },
-	[KPC_HOOK_PRINTK_EXIT] = { "fexit vprintk_emit", "printk_link", NULL, NULL },
+	[KPC_HOOK_PRINTK_EXIT] = { "fexit vprintk_store", "printk_link", NULL, NULL },
 	[KPC_HOOK_HANDOFF] = { "kprobe kprint:kprint_trace_handoff", "printk_handoff_link",
 			       "kprint:kprint_trace_handoff", "handoff" },
 	[KPC_HOOK_RATELIMIT] = { "kretprobe ___ratelimit", "ratelimit_link", NULL, NULL,
@@ -526,14 +526,14 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	}
 
 	if (access(KPC_KERNEL_BTF, R_OK)) {
-		snprintf(ps->why, sizeof(ps->why), "this kernel has no BTF (%s): no fexit on vprintk_emit",
+		snprintf(ps->why, sizeof(ps->why), "this kernel has no BTF (%s): no fexit on vprintk_store",
 			 KPC_KERNEL_BTF);
 		err = kpc_bpf_load(b, max, false);
 	} else {
 		err = kpc_bpf_load(b, max, true);
 		if (err && err != -ESTALE) {
-			/* Most likely vprintk_emit() is gone: count kprint anyway. */
-			snprintf(ps->why, sizeof(ps->why), "fexit/vprintk_emit did not load: %s",
+			/* Most likely vprintk_store() is gone: count kprint anyway. */
+			snprintf(ps->why, sizeof(ps->why), "fexit/vprintk_store did not load: %s",
 				 strerror(-err));
 			err = kpc_bpf_load(b, max, false);
 		}

@@ -42,7 +42,7 @@ struct kpc_bpf_opts {
  */
 enum kpc_bpf_hook {
 	KPC_HOOK_KPRINT,	/* kprobe kprint:kprint_trace_record */
-	KPC_HOOK_PRINTK_EXIT,	/* fexit vprintk_emit: every printk message */
+	KPC_HOOK_PRINTK_EXIT,	/* fexit vprintk_store: every printk message */
 	KPC_HOOK_HANDOFF,	/* kprobe kprint:kprint_trace_handoff: where the slots are */
 	KPC_HOOK_RATELIMIT,	/* kretprobe ___ratelimit: the suppressed calls */
 	KPC_HOOK_RATELIMIT_ENTRY, /* kprobe ___ratelimit: their arguments */

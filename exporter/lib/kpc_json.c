@@ -287,6 +287,8 @@ struct json_object *kpc_json_format_summary(enum kpc_bpf_source src,
 					json_object_new_uint64(t->printk_unreadable));
 		ok = ok && kpc_json_add(obj, "handoff_torn",
 					json_object_new_uint64(t->handoff_torn));
+		ok = ok && kpc_json_add(obj, "handoff_switched",
+					json_object_new_uint64(t->handoff_switched));
 	}
 	ok = ok && kpc_json_add(obj, "formats", json_object_new_uint64(formats));
 	ok = ok && kpc_json_add(obj, "max_formats", json_object_new_uint64(max_formats));

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # kprint-test: kprint.ko bridge=1
 # The BPF printk counters with the printk bridge: every printk message is
-# counted once, under the format_id of its record, with the record's module,
-# by the bridge while kprint.ko bridges and by vprintk_emit()'s return when
-# it does not; across bridge=0, rmmod and insmod of kprint.ko under a steady
-# printk stream, the messages counted equal the messages printk stored
-# (its sequence numbers); formats show as text in bpftool, escaped.
+# counted once, at the return of vprintk_store(), under the key the bridge
+# handed over (its record's format_id and module) while kprint.ko bridges,
+# under its own when it does not; across bridge=0, rmmod and insmod of
+# kprint.ko under a steady printk stream, the messages counted equal the
+# messages printk stored (its sequence numbers); formats show as text in
+# bpftool, escaped.
 . "$(dirname "$0")/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
@@ -26,7 +27,7 @@ kmsg_marker() {
 		sed -n "s/^[0-9]*,\([0-9]*\),.*;kprint bpf-bridge marker $1\$/\1/p" >"$WORK/seq.$1"
 	[ -s "$WORK/seq.$1" ] || not_ok "marker $1 found in /dev/kmsg"
 }
-# The printk messages counted by vprintk_emit's hook so far, read from the
+# The printk messages counted under the plain key so far, read from the
 # pinned totals (bpftool: no program is loaded for it).
 plain() {
 	bpftool -j map lookup pinned $PIN/kprint_counter_totals key 0 0 0 0 |
@@ -50,7 +51,7 @@ kprint stats --json >"$WORK/stats.a0"
 snap a0
 kprint dump --json >"$WORK/dump0"
 
-# Bridge off at run time: the same calls counted by vprintk_emit, no tags.
+# Bridge off at run time: the same calls counted under the plain key, no tags.
 echo 0 >/sys/module/kprint/parameters/bridge || not_ok "bridge=0 at run time"
 snap b1
 kmsg_marker a1
@@ -62,7 +63,7 @@ echo 1 >/sys/module/kprint/parameters/bridge || not_ok "bridge=1 at run time"
 rmmod kprint_printk_test || not_ok "rmmod kprint_printk_test"
 
 # A steady stream across unloading and loading kprint.ko: each time
-# kprint.ko is out, until the stream was counted by vprintk_emit()'s hook.
+# kprint.ko is out, until the stream was counted under the plain key.
 # A cycle takes about 8 s here (rmmod with the bridge hooked, 3 s of it);
 # the smoke set on the other kernels asks for fewer (KPRINT_RELOAD_CYCLES).
 CYCLES=${KPRINT_RELOAD_CYCLES:-$(sized 3 20)}
@@ -118,7 +119,7 @@ def delta(i):
     (b, bs), (a, as_) = load(f"b{i}"), load(f"a{i}")
     d = {k: a[k] - b.get(k, 0) for k in a if a[k] != b.get(k, 0)}
     ds = {k: as_[k] - bs[k] for k in ("total", "plain", "bridged", "echo", "overflow",
-                                     "handoff_torn")}
+                                     "handoff_torn", "handoff_switched")}
     return d, ds
 
 def made(i):
@@ -175,7 +176,7 @@ check("window 0: every message the bridge handed over kept its key (kprint stats
 d, ds = delta(1)
 check_dev(d, False)
 legacy = {k: v for k, v in d.items() if k[0] == LEGACY}
-check(f"bridge=0: {n} printk() calls counted once by vprintk_emit, without tags",
+check(f"bridge=0: {n} printk() calls counted once under the plain key, without tags",
       legacy == {(LEGACY, fnv(LEGACY.encode()), "info", "none", "", ""): n}, legacy)
 check("bridge=0: messages counted == messages stored, none by the bridge",
       ds["total"] == made(1) and ds["bridged"] == 0, (ds, made(1)))

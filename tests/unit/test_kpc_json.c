@@ -597,7 +597,7 @@ static void test_format_summary(void)
 		.kprint_records = 7, .kprint_failed = { .full = 1 },
 		.printk_plain = 18446744073709551614ULL, .printk_bridged = 1,
 		.printk_failed = { .busy = 2, .nomem = 3, .other = 4 }, .printk_unreadable = 5,
-		.printk_echo = 6, .handoff_torn = 8,
+		.printk_echo = 6, .handoff_torn = 8, .handoff_switched = 9,
 	};
 	struct kpc_bpf_hook_status up = { .attached = true };
 	struct kpc_bpf_hook_status down = { .attached = false, .why = "no \xff fentry" };
@@ -613,7 +613,7 @@ static void test_format_summary(void)
 	tap_ok(line && !strcmp(line, "{\"source\":\"printk\",\"total\":18446744073709551615,"
 			       "\"overflow\":14,\"failed\":{\"full\":0,\"busy\":2,\"nomem\":3,"
 			       "\"other\":4},\"plain\":18446744073709551614,\"bridged\":1,"
-			       "\"echo\":6,\"unreadable\":5,\"handoff_torn\":8,"
+			       "\"echo\":6,\"unreadable\":5,\"handoff_torn\":8,\"handoff_switched\":9,"
 			       "\"formats\":0,\"max_formats\":10,"
 			       "\"attached\":false,\"skipped\":\"no " FFFD " fentry\"}\n"),
 	       "a detached source's summary says why, made valid UTF-8");
