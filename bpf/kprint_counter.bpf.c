@@ -99,6 +99,13 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } kprint_counter_totals SEC(".maps");
 
+/* The part of a struct kprint_handoff_block the return copies. */
+struct kprint_handoff_copy {
+	__u64 begin;
+	struct kprint_handoff_head head;
+	__u64 end;
+};
+
 /*
  * Where kprint.ko's handoff slots are (kprint_trace_handoff()): pinned, so
  * that the programs of every loader read what any of them was told.
@@ -123,8 +130,7 @@ struct {
 struct kprint_counter_scratch {
 	char raw[KPRINT_COUNTER_FORMAT_LEN];
 	struct kprint_counter_value value;
-	struct kprint_handoff_newest newest;
-	struct kprint_handoff_head head;	/* the slot of this call */
+	struct kprint_handoff_copy handoff;	/* a block's slot, copied */
 };
 
 struct {
@@ -389,20 +395,13 @@ static __always_inline int handoff_match(const struct kprint_handoff_head *h,
 	return h->switches == switches ? 2 : 1;
 }
 
-static __always_inline __u64 handoff_slot_at(__u64 blk, __u64 k)
-{
-	return blk + offsetof(struct kprint_handoff_block, slot) +
-	       (k & (KPRINT_HANDOFF_SLOTS - 1)) * sizeof(struct kprint_handoff_slot);
-}
-
 /*
- * The slot kprint.ko's bridge wrote for this call, its head copied to
- * s->head: of this CPU's block at this context level, the newest whose key
- * is this call's, the switch count included, else the newest with the
- * same task and pointers (include/kprint_handoff.h).  Returns the slot's
- * kernel address, or 0 if there is none: no bridge, the bridge did not see
- * the message, or its task moved to another CPU in between.  Usually the
- * newest slot, in one copy; a printk nested in this one made later ones.
+ * The slot kprint.ko's bridge wrote for this call, copied to s->handoff:
+ * its CPU's block at its context level holds the last message's, which is
+ * this call's if the key matches (include/kprint_handoff.h).  Returns the
+ * block's kernel address, or 0 if the slot is not this call's: no bridge,
+ * the bridge did not see the message, or its task moved to another CPU in
+ * between.
  */
 static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 					  struct kprint_counter_totals *t,
@@ -410,9 +409,9 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kprint_handoff_where *w;
-	__u64 blk, written, again, k, switches, likely = 0;
-	__u32 zero = 0, cpu, level;
-	int i, m;
+	__u32 zero = 0, cpu;
+	__u64 blk;
+	int m;
 
 	w = bpf_map_lookup_elem(&printk_handoff, &zero);
 	if (!w)
@@ -421,75 +420,43 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 	cpu = bpf_get_smp_processor_id();
 	if (!blk || cpu >= READ_ONCE(w->cpus))
 		return 0;
-	level = context_level();
-	blk += ((__u64)cpu * KPRINT_HANDOFF_CONTEXTS + level) *
+	blk += ((__u64)cpu * KPRINT_HANDOFF_CONTEXTS + context_level()) *
 	       sizeof(struct kprint_handoff_block);
-	if (bpf_probe_read_kernel(&s->newest, sizeof(s->newest), (void *)blk))
+	if (bpf_probe_read_kernel(&s->handoff, sizeof(s->handoff), (void *)blk))
 		return 0;
-	if (s->newest.begin != s->newest.end) {
+	m = handoff_match(&s->handoff.head, task, task->nvcsw + task->nivcsw, fmt, args);
+	if (!m)
+		return 0;
+	if (s->handoff.begin != s->handoff.end) {
 		/* A preempted copy: writers came in between. */
 		__sync_fetch_and_add(&t->handoff_torn, 1);
 		return 0;
 	}
-	written = s->newest.end;
-	if (!written)
-		return 0;
-	switches = task->nvcsw + task->nivcsw;
-	m = handoff_match(&s->newest.head, task, switches, fmt, args);
-	if (m == 2) {
-		s->head = s->newest.head;
-		return handoff_slot_at(blk, written - 1);
-	}
 	if (m == 1)
-		likely = written;	/* k + 1 of the likely slot */
-
-	/* Not the oldest slot: the next write reuses it, maybe now. */
-	for (i = 1; i < KPRINT_HANDOFF_SLOTS - 1 && i < written; i++) {
-		k = written - 1 - i;
-		if (bpf_probe_read_kernel(&s->head, sizeof(s->head), (void *)handoff_slot_at(blk, k)))
-			return 0;
-		m = handoff_match(&s->head, task, switches, fmt, args);
-		if (m == 2)
-			break;
-		if (m == 1 && !likely)
-			likely = k + 1;
-	}
-	if (m != 2) {
-		if (!likely)
-			return 0;
-		k = likely - 1;
-		if (bpf_probe_read_kernel(&s->head, sizeof(s->head), (void *)handoff_slot_at(blk, k)))
-			return 0;
 		__sync_fetch_and_add(&t->handoff_switched, 1);
-	}
-	/*
-	 * In task context this program can be preempted (it runs with
-	 * migration, not preemption, disabled), and the tasks run meanwhile
-	 * may write this block: the copy is whole only if the slot was not
-	 * reused before it ended.
-	 */
-	if (level == 0 &&
-	    (bpf_probe_read_kernel(&again, sizeof(again),
-				   (void *)blk + offsetof(struct kprint_handoff_newest, end)) ||
-	     again - k >= KPRINT_HANDOFF_SLOTS)) {
-		__sync_fetch_and_add(&t->handoff_torn, 1);
-		return 0;
-	}
-	return handoff_slot_at(blk, k);
+	return blk;
 }
 
-/* A new entry of the bridge's key: its format and tags, from the slot. */
-static __always_inline void read_handoff_strings(struct kprint_counter_scratch *s, __u64 at)
+/*
+ * A new entry of the bridge's key: its format and tags, from the slot's
+ * block at @blk.  False if the block was written again meanwhile (a
+ * preempted reader): the tags may be another message's.
+ */
+static __always_inline bool read_handoff_strings(struct kprint_counter_scratch *s, __u64 blk)
 {
-	__u32 len = s->head.format_len;
+	__u32 len = s->handoff.head.format_len;
+	__u64 end;
 
 	if (len > KPRINT_COUNTER_FORMAT_LEN - 1)
 		len = KPRINT_COUNTER_FORMAT_LEN - 1;
-	if (bpf_probe_read_kernel(s->raw, len, (const void *)s->head.format))
+	if (bpf_probe_read_kernel(s->raw, len, (const void *)s->handoff.head.format))
 		len = 0;
 	s->raw[len & FORMAT_MASK] = '\0';
 	escape_format(s);
-	read_tags(&s->value, (const char *)at + offsetof(struct kprint_handoff_slot, tags));
+	read_tags(&s->value, (const char *)blk + offsetof(struct kprint_handoff_block, tags));
+	return !bpf_probe_read_kernel(&end, sizeof(end),
+				      (const void *)blk + offsetof(struct kprint_handoff_block, end)) &&
+	       end == s->handoff.end;
 }
 
 /*
@@ -559,21 +526,24 @@ static __always_inline long read_printk_format(struct kprint_counter_scratch *s,
 	return len;
 }
 
-/* A message the bridge handed over (its slot at @at): under its key. */
+/* A message the bridge handed over (its block at @blk): under its key. */
 static __always_inline void count_bridged(struct kprint_counter_scratch *s,
-					  struct kprint_counter_totals *t, __u64 at)
+					  struct kprint_counter_totals *t, __u64 blk)
 {
 	struct kprint_counter_key key = {
-		.format_id = s->head.format_id,
-		.tags_id = s->head.tags_id,
-		.level = s->head.level,
-		.class = s->head.class,
+		.format_id = s->handoff.head.format_id,
+		.tags_id = s->handoff.head.tags_id,
+		.level = s->handoff.head.level,
+		.class = s->handoff.head.class,
 	};
 
 	__sync_fetch_and_add(&t->printk_bridged, 1);
 	if (count_known(&printk_formats, &key))
 		return;
-	read_handoff_strings(s, at);
+	if (!read_handoff_strings(s, blk)) {
+		__sync_fetch_and_add(&t->printk_failed.other, 1);
+		return;
+	}
 	count_new(&printk_formats, &key, &s->value, &t->printk_failed);
 }
 
@@ -585,17 +555,17 @@ int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info
 	struct kprint_counter_scratch *s = scratch();
 	struct kprint_counter_key key = {};
 	int lvl = level;
-	__u64 at;
+	__u64 blk;
 	long len;
 
 	if (!t || !s)
 		return 0;
-	at = handoff_find(s, t, fmt, args);
-	if (at && (s->head.flags & KPRINT_HANDOFF_F_BRIDGED)) {
-		count_bridged(s, t, at);
+	blk = handoff_find(s, t, fmt, args);
+	if (blk && (s->handoff.head.flags & KPRINT_HANDOFF_F_BRIDGED)) {
+		count_bridged(s, t, blk);
 		return 0;
 	}
-	if (at)
+	if (blk)
 		__sync_fetch_and_add(&t->printk_echo, 1);
 
 	__sync_fetch_and_add(&t->printk_plain, 1);

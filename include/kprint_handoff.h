@@ -14,17 +14,21 @@
  * No program runs on kprint.ko's side, so kprint.ko loading, unloading
  * and switching the bridge can neither double nor lose a count.
  *
- * Slots live in one block per CPU and interrupt context level (task,
- * softirq, hardirq, NMI), each block a ring of KPRINT_HANDOFF_SLOTS, in an
- * array kprint.ko allocates and announces through kprint_trace_handoff().
- * A block is written only on its CPU, at its context level, with
- * preemption off, and read there too.  A call's slot is the newest one
- * whose key matches: the task, its vprintk_store() arguments (va_list and
- * format pointers) and the task's context switch count, which proves the
- * slot this call's.  A task switched out in between (a preemptible kernel)
- * takes the newest slot with its task and pointers: its own if it came
- * back to this CPU; if it moved, it finds none, or an older message's of
- * the same call site and stack (docs/bpf-counters.md).
+ * The slot lives in one block per CPU and interrupt context level (task,
+ * softirq, hardirq, NMI), in an array kprint.ko allocates and announces
+ * through kprint_trace_handoff().  A block is written only on its CPU, at
+ * its context level, with preemption off, and read there too.  Each
+ * message overwrites its block's slot: the bridge's hook and the return
+ * bracket vprintk_store() alone, which runs with interrupts off, so no
+ * other message of the same context comes in between (but a printk from
+ * inside printk's own store, which then finds no slot and counts plain).
+ * The slot is the call's when the task, its vprintk_store() arguments
+ * (va_list and format pointers) and the task's context switch count
+ * match.  A task switched out in between (a preemptible kernel: at the
+ * first or last instructions) takes it with the same task and pointers:
+ * its own if it came back to this CPU; if it moved, it finds another
+ * message's, or, from the same call site and stack, an older one's
+ * (docs/bpf-counters.md).
  *
  * Needs __u32 and __u64 from its includer (<linux/types.h> in the kernel,
  * vmlinux.h in BPF).
@@ -33,7 +37,6 @@
 #define KPRINT_HANDOFF_H
 
 #define KPRINT_HANDOFF_CONTEXTS	4	/* task, softirq, hardirq, NMI */
-#define KPRINT_HANDOFF_SLOTS	8	/* per block; a power of two */
 #define KPRINT_HANDOFF_TAGS	80	/* "subsystem\0module\0", cut */
 
 /* The message counts under the slot's key (else: kprint's own echo). */
@@ -56,31 +59,20 @@ struct kprint_handoff_head {
 	__u64 format;		/* the caller's format, valid during the call */
 };
 
-struct kprint_handoff_slot {
-	struct kprint_handoff_head head;
-	/* For a new counter entry only: subsystem, NUL, module, NUL. */
-	char tags[KPRINT_HANDOFF_TAGS];
-};
-
 /*
- * The newest slot's head is also kept between two copies of its number,
- * so that a reader gets it with one copy of struct kprint_handoff_newest
- * and knows it whole when @begin equals @end (copied in ascending order,
- * and a writer is never interrupted by a reader of its block, only a
- * preempted reader by writers).  The ring (but its oldest slot, which the
- * next write reuses) is for a call whose slot is no longer the newest: printk nested inside it (in the same context, which
- * only a printk from inside printk's own store can be).
+ * One block per CPU and context level: the last message's slot, between
+ * two copies of its number, so that a reader gets it with one copy of
+ * @begin .. @end and knows it whole when the two are equal (copied in
+ * ascending order; a writer is never interrupted by a reader of its
+ * block, only a preempted reader by writers).
  */
-struct kprint_handoff_newest {
-	__u64 begin;		/* slots written, before the copy */
+struct kprint_handoff_block {
+	__u64 begin;		/* slots written, before this one */
 	struct kprint_handoff_head head;
 	__u64 end;		/* slots written, after it */
-};
-
-struct kprint_handoff_block {
-	struct kprint_handoff_newest newest;
-	__u64 pad[5];		/* the slots start on their own cache line */
-	struct kprint_handoff_slot slot[KPRINT_HANDOFF_SLOTS];
+	/* For a new counter entry only: subsystem, NUL, module, NUL. */
+	char tags[KPRINT_HANDOFF_TAGS];
+	__u64 pad[3];		/* a block per three cache lines */
 };
 
 #endif /* KPRINT_HANDOFF_H */

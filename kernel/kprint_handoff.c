@@ -36,6 +36,7 @@
 #include <linux/string.h>
 
 #include "kprint_bridge.h"
+#include "kprint_record.h"
 
 static struct kprint_handoff_block *kprint_handoff_blocks;
 
@@ -64,7 +65,7 @@ __noipa void kprint_trace_handoff(const struct kprint_handoff_block *blocks,
  * @h: what the message counts under: format_id, tags_id, level, class,
  *	format and format_len; flags KPRINT_HANDOFF_F_BRIDGED, or 0 for a
  *	message the counter must count itself (kprint's own echo); the key
- *	fields are filled in here
+ *	fields (task .. switches) are filled in here
  * @tags: subsystem, NUL, module, NUL (NULL with flags 0)
  * @tags_len: bytes of @tags
  *
@@ -75,62 +76,52 @@ void kprint_handoff_put(const void *args, const char *fmt,
 			const char *tags, size_t tags_len)
 {
 	struct kprint_handoff_block *blk = kprint_handoff_blocks;
-	struct kprint_handoff_slot *s;
 	u64 n;
 
 	if (unlikely(!blk))
 		return;
 	blk += smp_processor_id() * KPRINT_HANDOFF_CONTEXTS +
 	       interrupt_context_level();
-	n = blk->newest.end;
-	s = &blk->slot[n & (KPRINT_HANDOFF_SLOTS - 1)];
+	n = blk->end + 1;
 
-	/* The task last: a reader of the ring matches whole slots. */
-	s->head.task = 0;
+	/*
+	 * Between its two numbers.  Copies with kprint_copy(), not struct
+	 * assignment or memcpy(): see there (this is on every printk's path).
+	 */
+	WRITE_ONCE(blk->begin, n);
 	barrier();
-	s->head = *h;
-	s->head.task = 0;
-	s->head.args = (unsigned long)args;
-	s->head.fmt = (unsigned long)fmt;
-	s->head.switches = current->nvcsw + current->nivcsw;
-	tags_len = min(tags_len, sizeof(s->tags));
+	blk->head.task = (unsigned long)current;
+	blk->head.args = (unsigned long)args;
+	blk->head.fmt = (unsigned long)fmt;
+	blk->head.switches = current->nvcsw + current->nivcsw;
+	kprint_copy(&blk->head.format_id, &h->format_id,
+		    sizeof(*h) - offsetof(struct kprint_handoff_head, format_id));
+	tags_len = min(tags_len, sizeof(blk->tags));
 	if (tags)
-		memcpy(s->tags, tags, tags_len);
+		kprint_copy(blk->tags, tags, tags_len);
 	/* Cut tags still end in NUL, NUL: the module read as empty. */
-	if (tags_len >= sizeof(s->tags) - 1)
-		s->tags[sizeof(s->tags) - 2] = s->tags[sizeof(s->tags) - 1] = '\0';
+	if (tags_len >= sizeof(blk->tags) - 1)
+		blk->tags[sizeof(blk->tags) - 2] = blk->tags[sizeof(blk->tags) - 1] = '\0';
 	barrier();
-	WRITE_ONCE(s->head.task, (unsigned long)current);
-
-	/* And its head where one copy finds it, between its numbers. */
-	WRITE_ONCE(blk->newest.begin, n + 1);
-	barrier();
-	blk->newest.head = s->head;
-	barrier();
-	WRITE_ONCE(blk->newest.end, n + 1);
+	WRITE_ONCE(blk->end, n);
 }
 
 /**
  * kprint_handoff_clear() - forget every slot
  *
- * Only the task of each slot and of each block's newest head is cleared,
- * one store each: a reader copying one meanwhile gets it whole, before or
- * after.  Until this runs, a message printed after the hook was removed
- * can still match its call site's last slot (docs/bpf-counters.md).
+ * Only each slot's task is cleared, one store: a reader copying it
+ * meanwhile gets it whole, before or after.  Until this runs, a message
+ * printed after the hook was removed can still match its call site's
+ * last slot (docs/bpf-counters.md).
  *
  * Context: Process context, the bridge's hook unregistered (no writer).
  */
 void kprint_handoff_clear(void)
 {
-	struct kprint_handoff_block *blk;
-	unsigned int i, j;
+	unsigned int i;
 
-	for (i = 0; i < nr_cpu_ids * KPRINT_HANDOFF_CONTEXTS; i++) {
-		blk = &kprint_handoff_blocks[i];
-		for (j = 0; j < KPRINT_HANDOFF_SLOTS; j++)
-			WRITE_ONCE(blk->slot[j].head.task, 0);
-		WRITE_ONCE(blk->newest.head.task, 0);
-	}
+	for (i = 0; i < nr_cpu_ids * KPRINT_HANDOFF_CONTEXTS; i++)
+		WRITE_ONCE(kprint_handoff_blocks[i].head.task, 0);
 }
 
 /**

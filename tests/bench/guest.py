@@ -622,6 +622,10 @@ def bench_latency(a, res):
                         if recs:
                             lat.append(time.monotonic() - t0)
                             break
+                        if time.monotonic() - t0 > 60:
+                            raise RuntimeError("B8 %s rate: a probe after seq %d not in /records "
+                                               "in 60 s; kprint stats %r, exporter at seq %d"
+                                               % (name, after, kstats(), ex.last_seq()))
                         time.sleep(0.001)
                     time.sleep(0.02)
             finally:
