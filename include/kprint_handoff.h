@@ -21,7 +21,8 @@
  * message overwrites its block's slot: the bridge's hook and the return
  * bracket vprintk_store() alone, which runs with interrupts off, so no
  * other message of the same context comes in between (but a printk from
- * inside printk's own store, which then finds no slot and counts plain).
+ * inside printk's own store, whose slot replaces the outer message's: the
+ * outer one then counts plain).
  * The slot is the call's when the task, its vprintk_store() arguments
  * (va_list and format pointers) and the task's context switch count
  * match.  A task switched out in between (a preemptible kernel: at the
