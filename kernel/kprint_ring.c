@@ -10,6 +10,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "kprint_clock.h"
 #include "kprint_ring.h"
 
 /**
@@ -39,8 +40,9 @@
  * Every write happens under @lock with interrupts off: the writer assigns
  * the sequence number and the timestamps, evicts the oldest records until
  * the new one fits (counting them as overwritten) and copies the record in.
- * Taking the timestamps under the lock makes them non-decreasing in
- * sequence order.  Several records written by one call (a block) get
+ * The timestamps (kprint_clock.c) are taken under the lock and never
+ * below the previous record's, so they are non-decreasing in sequence
+ * order.  Several records written by one call (a block) get
  * consecutive sequence numbers and nothing can come between them.
  *
  * Rendering happens before the lock is taken, so the lock is only held for
@@ -225,15 +227,13 @@ u64 kprint_ring_write(struct kprint_ring *ring, const struct kprint_rec *recs,
 	const void *p = recs, *end = (const void *)recs + len;
 	unsigned long flags;
 	u64 mono, real, seq, first = 0;
+	s64 real_offset;
 
 	raw_spin_lock_irqsave(&ring->lock, flags);
-	/*
-	 * One clock read: the wall-clock time is the monotonic one plus the
-	 * timekeeper's offset.  Reading the clocksource is the costly part
-	 * where it is not the TSC (an emulated or unstable-TSC machine).
-	 */
-	mono = ktime_get_ns();
-	real = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(mono)));
+	/* Carried forward from a CPU's anchor (kprint_clock.c): never back. */
+	mono = max(kprint_clock_read(&real_offset), ring->last_mono);
+	ring->last_mono = mono;
+	real = mono + real_offset;
 	while (p < end) {
 		const struct kprint_rec *rec = p;
 

@@ -39,6 +39,7 @@ struct kprint_cursor {
  * @truncated: records stored with KPRINT_RECORD_F_TRUNCATED
  * @ntf: multicast cursor, owned by the notification worker
  * @ntf_skipped: records evicted before the worker could multicast them
+ * @last_mono: the newest record's CLOCK_MONOTONIC stamp
  */
 struct kprint_ring {
 	raw_spinlock_t lock;
@@ -54,6 +55,7 @@ struct kprint_ring {
 	u64 truncated;
 	struct kprint_cursor ntf;
 	u64 ntf_skipped;
+	u64 last_mono;
 };
 
 /**

@@ -15,6 +15,11 @@
  *               "kprint_test flood_cpus cpu %u n %u"
  *   block       flushes one block of N lines "kprint_test block line %u of %u"
  *   block_abort aborts one block of N lines "kprint_test aborted line %u of %u"
+ *   clocks      on each online CPU at once, N + 1 records "kprint_test clock
+ *               cpu %u n %u mono %llu real %llu" (n 0 .. N), the clocks read
+ *               with ktime_get_ns() and ktime_get_real_ns() right before
+ *               each call: record n's stamps lie between its clocks and
+ *               those of record n + 1
  *   emit_irq    from hard interrupt context, N records "kprint_test irq %u"
  *               then a flushed block of N lines
  *               "kprint_test irq block line %u of %u"
@@ -221,16 +226,23 @@ static void kprint_test_flood_cpu_fn(struct work_struct *work)
 	}
 }
 
-static int kprint_test_set_flood_cpus(const char *val,
-				      const struct kernel_param *kp)
+/* No cond_resched(): a record's stamp must come before the next clocks. */
+static void kprint_test_clocks_cpu_fn(struct work_struct *work)
+{
+	struct kprint_test_cpu_work *w =
+		container_of(work, struct kprint_test_cpu_work, work);
+	unsigned int i;
+
+	for (i = 0; i <= w->n; i++)
+		kprint_info("kprint_test clock cpu %u n %u mono %llu real %llu",
+			    w->cpu, i, ktime_get_ns(), ktime_get_real_ns());
+}
+
+/* Runs @fn with @n on every online CPU at once and waits for them all. */
+static int kprint_test_on_each_cpu(work_func_t fn, unsigned int n)
 {
 	struct kprint_test_cpu_work *works;
-	unsigned int n, cpu;
-	int err;
-
-	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
-	if (err)
-		return err;
+	unsigned int cpu;
 
 	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL);
 	if (!works)
@@ -239,7 +251,7 @@ static int kprint_test_set_flood_cpus(const char *val,
 	/* Queue everywhere first, then wait: the emitters really overlap. */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		INIT_WORK(&works[cpu].work, kprint_test_flood_cpu_fn);
+		INIT_WORK(&works[cpu].work, fn);
 		works[cpu].cpu = cpu;
 		works[cpu].n = n;
 		queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
@@ -250,6 +262,30 @@ static int kprint_test_set_flood_cpus(const char *val,
 
 	kfree(works);
 	return 0;
+}
+
+static int kprint_test_set_flood_cpus(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	return kprint_test_on_each_cpu(kprint_test_flood_cpu_fn, n);
+}
+
+static int kprint_test_set_clocks(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
+	return kprint_test_on_each_cpu(kprint_test_clocks_cpu_fn, n);
 }
 
 #define KPRINT_TEST_TICK_NS	(10 * NSEC_PER_MSEC)
@@ -427,6 +463,8 @@ KPRINT_TEST_PARAM(reference,
 KPRINT_TEST_PARAM(flood, "Write N: emit N \"kprint_test flood %u\" records");
 KPRINT_TEST_PARAM(flood_cpus,
 		  "Write N: emit N records on every online CPU concurrently");
+KPRINT_TEST_PARAM(clocks,
+		  "Write N: on every online CPU at once, N + 1 records carrying the clocks read before each");
 KPRINT_TEST_PARAM(block, "Write N: flush a block of N lines");
 KPRINT_TEST_PARAM(block_abort, "Write N: abort a block of N lines");
 KPRINT_TEST_PARAM(emit_irq,
