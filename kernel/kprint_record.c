@@ -5,8 +5,10 @@
  * A record is built in place in a KPRINT_REC_MAX buffer: the fixed header,
  * then the strings in storage order.  Every string is cut to its UAPI limit
  * and a cut marks the record KPRINT_RECORD_F_TRUNCATED, so the limits are
- * enforced once, here, for every producer (kernel callers, blocks and
- * KPRINT_CMD_EMIT).
+ * enforced once, by kprint_rec_store(), for every producer (kernel
+ * callers, blocks, KPRINT_CMD_EMIT and the printk bridge).  The helpers
+ * that store one string are inline, in kprint_record.h: the bridge calls
+ * them a dozen times for every printk.
  */
 
 #include <linux/minmax.h>
@@ -17,28 +19,6 @@
 #include <linux/string.h>
 
 #include "kprint_record.h"
-
-static const u16 kprint_str_max[] = {
-	[KPRINT_STR_FILE]	= KPRINT_TAG_MAX,
-	[KPRINT_STR_FUNCTION]	= KPRINT_TAG_MAX,
-	[KPRINT_STR_SUBSYSTEM]	= KPRINT_TAG_MAX,
-	[KPRINT_STR_MODULE]	= KPRINT_TAG_MAX,
-	[KPRINT_STR_DEVICE]	= KPRINT_DEVICE_MAX,
-	[KPRINT_STR_FORMAT]	= KPRINT_FORMAT_MAX,
-};
-
-static void kprint_rec_store(struct kprint_builder *b, unsigned int idx,
-			     const char *s, size_t len, size_t max)
-{
-	if (len > max - 1) {
-		len = max - 1;
-		b->rec->flags |= KPRINT_RECORD_F_TRUNCATED;
-	}
-	kprint_copy(b->pos, s, len);
-	b->pos[len] = '\0';
-	b->rec->slen[idx] = len;
-	b->pos += len + 1;
-}
 
 /**
  * kprint_rec_begin() - start a record
@@ -56,72 +36,25 @@ static void kprint_rec_store(struct kprint_builder *b, unsigned int idx,
 void kprint_rec_begin(struct kprint_builder *b, u8 level, u8 class, u32 flags)
 {
 	struct kprint_rec *rec = b->rec;
+	unsigned int i;
+	char c;
 
-	memset(rec, 0, sizeof(*rec));
+	BUILD_BUG_ON(sizeof(*rec) % sizeof(u64));
+	kprint_zero(rec, sizeof(*rec));
 	rec->level = level;
 	rec->class = class;
 	rec->flags = flags;
 	rec->cpu = raw_smp_processor_id();
 	if (in_task()) {
 		rec->pid = task_tgid_nr(current);
-		strscpy(rec->comm, current->comm, sizeof(rec->comm));
+		/* strscpy(), without its call to memcpy() for a dozen bytes. */
+		for (i = 0; i < sizeof(rec->comm) - 1 &&
+			    (c = READ_ONCE(current->comm[i])); i++)
+			rec->comm[i] = c;
 	}
 	b->pos = rec->data;
 	b->text_len = 0;
 	b->text_start = 0;
-}
-
-/**
- * kprint_rec_put_str() - store one of the fixed strings
- * @b: the builder
- * @idx: KPRINT_STR_FILE .. KPRINT_STR_FORMAT, in that order
- * @s: the string, cut to its limit if needed
- *
- * Context: Any context.
- */
-void kprint_rec_put_str(struct kprint_builder *b, enum kprint_rec_str idx,
-			const char *s)
-{
-	kprint_rec_put_strn(b, idx, s, strnlen(s, kprint_str_max[idx]));
-}
-
-/**
- * kprint_rec_put_strn() - store one of the fixed strings, its length known
- * @b: the builder
- * @idx: KPRINT_STR_FILE .. KPRINT_STR_FORMAT, in that order
- * @s: the string
- * @len: strnlen() of @s at the string's limit; longer is cut to the limit
- *
- * Context: Any context.
- */
-void kprint_rec_put_strn(struct kprint_builder *b, enum kprint_rec_str idx,
-			 const char *s, size_t len)
-{
-	kprint_rec_store(b, idx, s, len, kprint_str_max[idx]);
-}
-
-/**
- * kprint_rec_add_arg() - store the next rendered argument
- * @b: the builder, after every fixed string
- * @s: the argument's bytes (may contain NULs, e.g. from %c)
- * @len: number of bytes
- *
- * Arguments past KPRINT_ARGS_MAX are not stored; the record is marked
- * truncated instead.
- *
- * Context: Any context.
- */
-void kprint_rec_add_arg(struct kprint_builder *b, const char *s, size_t len)
-{
-	struct kprint_rec *rec = b->rec;
-
-	if (rec->nr_args == KPRINT_ARGS_MAX) {
-		rec->flags |= KPRINT_RECORD_F_TRUNCATED;
-		return;
-	}
-	kprint_rec_store(b, KPRINT_STR_ARG0 + rec->nr_args, s, len,
-			 KPRINT_ARG_MAX);
-	rec->nr_args++;
 }
 
 /**
