@@ -149,14 +149,35 @@
 #define KPRINT_BRIDGE_LINES		(1U << KPRINT_BRIDGE_LINES_BITS)
 
 static struct {
-	atomic64_t bridged;
 	atomic64_t skipped;
 	atomic64_t dropped_nmi;
 	atomic64_t dropped_recursion;
 	atomic64_t dropped_scratch;
 	atomic64_t backlog;
-	atomic64_t deferred;
 } kprint_bridge_count;
+
+/*
+ * The two counted for nearly every message, per CPU rather than shared:
+ * a locked increment of a shared line is a good part of a printk's cost.
+ * Never counted in NMI (those are dropped).
+ */
+struct kprint_bridge_hot {
+	u64 bridged;
+	u64 deferred;
+};
+
+static DEFINE_PER_CPU(struct kprint_bridge_hot, kprint_bridge_hot);
+
+static u64 kprint_bridge_hot_sum(size_t offset)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*(u64 *)((void *)per_cpu_ptr(&kprint_bridge_hot,
+							   cpu) + offset));
+	return sum;
+}
 
 /*
  * How many bridged records keep their arguments as values, rendered when
@@ -164,8 +185,9 @@ static struct {
  */
 static int kprint_bridge_deferred_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&kprint_bridge_count.deferred));
+	return sysfs_emit(buf, "%llu\n",
+			  kprint_bridge_hot_sum(offsetof(struct kprint_bridge_hot,
+							 deferred)));
 }
 
 static const struct kernel_param_ops kprint_bridge_deferred_ops = {
@@ -249,6 +271,8 @@ MODULE_PARM_DESC(backlog,
  * @module: the module, "vmlinux" for the core kernel
  * @function_len: strlen() of @function
  * @module_len: strlen() of @module
+ * @tags_id: FNV-1a 64 of the tags of its messages without a subsystem:
+ *	NUL, @module, NUL (kprint_rec_tags())
  */
 struct kprint_bridge_site {
 	unsigned long ip;
@@ -259,6 +283,7 @@ struct kprint_bridge_site {
 	char module[KPRINT_TAG_MAX];
 	u8 function_len;
 	u8 module_len;
+	u64 tags_id;
 };
 
 static struct kprint_bridge_site *kprint_bridge_sites;
@@ -340,6 +365,8 @@ static void kprint_bridge_resolve(unsigned long ip, char *sym,
 	strscpy(site->module, module ?: "vmlinux", sizeof(site->module));
 	site->function_len = strlen(site->function);
 	site->module_len = strlen(site->module);
+	site->tags_id = kprint_fnv1a64_add(kprint_fnv1a64_mem("", 1),
+					   site->module, site->module_len + 1);
 }
 
 /*
@@ -409,10 +436,13 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
  * @id: FNV-1a 64 of those @len bytes
  * @plan: its conversions (kprint_render_plan()); deferrable only if the
  *	format also ends its line and is stored whole
+ * @wrap: which of kprint_bridge_wrappers it is, or -1: no message whose
+ *	format the cache knows is compared with them again
  */
 struct kprint_bridge_format {
 	unsigned long key;
 	bool ready;
+	s8 wrap;
 	u16 skip;
 	u16 len;
 	u64 id;
@@ -468,6 +498,8 @@ kprint_bridge_format_cached(unsigned long key)
 	return NULL;
 }
 
+static int kprint_bridge_wrap_index(const char *fmt);
+
 /* Remembers a format of @size bytes (its NUL included) at @key. */
 static void kprint_bridge_format_add(unsigned long key, size_t size,
 				     size_t skip, size_t len, u64 id)
@@ -482,6 +514,7 @@ static void kprint_bridge_format_add(unsigned long key, size_t size,
 		if (READ_ONCE(f->key) == key)
 			return;
 		if (!READ_ONCE(f->key) && cmpxchg(&f->key, 0, key) == 0) {
+			f->wrap = kprint_bridge_wrap_index((const char *)key);
 			f->skip = skip;
 			f->len = len;
 			f->id = id;
@@ -877,19 +910,37 @@ static struct kprint_bridge_line *kprint_bridge_line(u32 caller)
  * @line: the open line @caller continues
  *
  * Decides like vprintk_store() whether printk appends the message to the
- * newest record of its ring, and makes the message the newest record.
+ * newest record of its ring, and makes the message the newest record.  A
+ * message that neither continues nor leaves a line open closes @caller's
+ * line here, so that only the others need kprint_bridge_line_set().
  * Return: true if @line is the open line of @caller that @cont continues.
  */
 static bool kprint_bridge_line_get(u32 caller, bool cont, bool open,
 				   u8 *level, struct kprint_bridge_line *line)
 {
+	struct kprint_bridge_line *l = kprint_bridge_line(caller);
 	bool has_line = false;
 	u64 last;
 
+	/*
+	 * Most messages are whole lines of a caller with no line open: they
+	 * only become the newest record, one store, as a message the bridge
+	 * does not build does (kprint_bridge_last_close()).  Only the caller
+	 * itself opens its line, so that it is not open cannot change under
+	 * it.
+	 */
+	if (!cont && !open &&
+	    (READ_ONCE(l->caller) != caller || !READ_ONCE(l->open))) {
+		WRITE_ONCE(kprint_bridge_last, (u64)*level << 32 | caller);
+		return false;
+	}
+
 	raw_spin_lock(&kprint_bridge_lines_lock);
 	if (cont) {
-		*line = *kprint_bridge_line(caller);
+		*line = *l;
 		has_line = line->open && line->caller == caller;
+	} else if (!open && l->caller == caller) {
+		l->open = false;
 	}
 	last = READ_ONCE(kprint_bridge_last);
 	if (cont && (last & KPRINT_BRIDGE_LAST_OPEN) &&
@@ -943,6 +994,17 @@ static const struct {
 
 #define KPRINT_BRIDGE_WRAP_MAX	4
 
+/* Which of kprint_bridge_wrappers @fmt is, or -1. */
+static int kprint_bridge_wrap_index(const char *fmt)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_wrappers); i++)
+		if (!strcmp(fmt, kprint_bridge_wrappers[i].fmt))
+			return i;
+	return -1;
+}
+
 /**
  * struct kprint_bridge_msg - a message at vprintk_store()'s entry
  * @facility: syslog facility (0 but for /dev/kmsg writes)
@@ -958,6 +1020,7 @@ static const struct {
  * @format_id: FNV-1a 64 of those @format_len bytes
  * @format_args: the arguments of @format
  * @plan: @format's plan if the format cache has it, else NULL
+ * @caller: its caller, once kprint_bridge_store() found it, else NULL
  */
 struct kprint_bridge_msg {
 	int facility;
@@ -973,6 +1036,7 @@ struct kprint_bridge_msg {
 	u64 format_id;
 	va_list *format_args;
 	const struct kprint_render_plan *plan;
+	const struct kprint_bridge_site *caller;
 };
 
 static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
@@ -981,9 +1045,10 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 	const struct kprint_bridge_format *f;
 	struct va_format *vaf = NULL;
 	unsigned long key;
-	unsigned int i, j;
+	unsigned int j;
 	size_t size;
 	va_list ap;
+	int wrap;
 
 	m->facility = regs_get_kernel_argument(regs, 0);
 	m->level = regs_get_kernel_argument(regs, 1);
@@ -994,26 +1059,26 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 	m->format = m->fmt;
 	m->format_args = m->args;
 	m->plan = NULL;
+	m->caller = NULL;
 
-	for (i = 0; i < ARRAY_SIZE(kprint_bridge_wrappers); i++) {
-		if (strcmp(m->fmt, kprint_bridge_wrappers[i].fmt))
-			continue;
+	f = kprint_bridge_format_cached((unsigned long)m->fmt);
+	wrap = f ? f->wrap : kprint_bridge_wrap_index(m->fmt);
+	if (wrap >= 0) {
 		va_copy(ap, *m->args);
-		for (j = 0; j < kprint_bridge_wrappers[i].nstr; j++)
+		for (j = 0; j < kprint_bridge_wrappers[wrap].nstr; j++)
 			m->wrap_str[j] = va_arg(ap, const char *);
 		vaf = va_arg(ap, struct va_format *);
 		va_end(ap);
 		if (vaf && vaf->fmt && vaf->va) {
-			m->wrap = i;
+			m->wrap = wrap;
 			m->wrap_fmt = vaf->fmt;
 			m->format = vaf->fmt;
 			m->format_args = vaf->va;
+			f = kprint_bridge_format_cached((unsigned long)m->format);
 		}
-		break;
 	}
 
 	key = (unsigned long)m->format;
-	f = kprint_bridge_format_cached(key);
 	if (f) {
 		m->format += f->skip;
 		m->format_len = f->len;
@@ -1077,21 +1142,36 @@ static u8 kprint_bridge_final_level(int level)
 static void kprint_bridge_handoff(const struct kprint_bridge_msg *m, u32 level,
 				  const char *tags, size_t tags_len)
 {
-	struct kprint_handoff_head h = {
-		.format_id = m->format_id,
-		.tags_id = kprint_fnv1a64_mem(tags, tags_len),
-		.level = level,
-		.class = KPRINT_CLASS_NONE,
-		.flags = KPRINT_HANDOFF_F_BRIDGED,
-		.format_len = m->format_len,
-		.format = (unsigned long)m->format,
-	};
+	struct kprint_handoff_head *h = kprint_handoff_begin(m->args, m->fmt);
 
-	kprint_handoff_put(m->args, m->fmt, &h, tags, tags_len);
+	if (!h)
+		return;
+	h->format_id = m->format_id;
+	/* The call site hashed its tags once, for messages without SUBSYSTEM. */
+	if (m->caller && !tags[0])
+		h->tags_id = m->caller->tags_id;
+	else
+		h->tags_id = kprint_fnv1a64_mem(tags, tags_len);
+	h->level = level;
+	h->class = KPRINT_CLASS_NONE;
+	h->flags = KPRINT_HANDOFF_F_BRIDGED;
+	h->format_len = m->format_len;
+	h->format = (unsigned long)m->format;
+	kprint_handoff_end(h, tags, tags_len);
 }
 
 /* kprint's own echo: the counter counts it itself, as a plain printk. */
-static const struct kprint_handoff_head kprint_bridge_own;
+static void kprint_bridge_handoff_own(struct pt_regs *regs)
+{
+	struct kprint_handoff_head *h;
+
+	h = kprint_handoff_begin((void *)regs_get_kernel_argument(regs, 4),
+				 (void *)regs_get_kernel_argument(regs, 3));
+	if (!h)
+		return;
+	h->flags = 0;
+	kprint_handoff_end(h, NULL, 0);
+}
 
 /*
  * A message dropped (NMI, recursion, no scratch) is still counted, under
@@ -1204,11 +1284,11 @@ static bool kprint_bridge_defer(struct kprint_builder *b,
 }
 
 /*
- * Builds the record of @m in @b and commits it.  Returns the seq, 0 if the
- * ring refused it.
+ * Builds the record of @m in @b, finding @m's caller, and commits it.  Returns
+ * the seq, 0 if the ring refused it.
  */
 static u64 kprint_bridge_store(struct kprint_builder *b,
-			       const struct kprint_bridge_msg *m,
+			       struct kprint_bridge_msg *m,
 			       const struct kprint_bridge_hint *hint,
 			       struct pt_regs *regs)
 {
@@ -1224,6 +1304,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
 	caller = kprint_bridge_caller(hint, regs, b->checkbuf,
 				      this_cpu_ptr(&kprint_bridge_site_tmp));
+	m->caller = caller;
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
 	rec->source = KPRINT_SOURCE_PRINTK;
@@ -1243,7 +1324,7 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 			    min_t(size_t, m->format_len, KPRINT_FORMAT_MAX));
 
 	if (kprint_bridge_defer(b, m, &level, &cont)) {
-		atomic64_inc(&kprint_bridge_count.deferred);
+		this_cpu_inc(kprint_bridge_hot.deferred);
 		rec->rflags |= KPRINT_REC_DEFERRED;
 		newline = true;
 		goto sealed;
@@ -1286,7 +1367,7 @@ sealed:
 	}
 
 	seq = kprint_commit(rec, rec->len);
-	if (seq)
+	if (seq && (open || merged))
 		kprint_bridge_line_set(caller_id, seq, open, merged);
 	return seq;
 }
@@ -1324,7 +1405,8 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 {
 	struct pt_regs *regs = kprint_bridge_regs(fregs);
 	struct kprint_bridge_hint hint;
-	struct kprint_bridge_msg m;
+	/* Set before use; not worth zeroing on every printk (120 bytes). */
+	struct kprint_bridge_msg m __uninitialized;
 	struct kprint_builder *b;
 	unsigned long flags, sflags;
 	unsigned int tags_len;
@@ -1339,9 +1421,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
-		kprint_handoff_put((void *)regs_get_kernel_argument(regs, 4),
-				   (void *)regs_get_kernel_argument(regs, 3),
-				   &kprint_bridge_own, NULL, 0);
+		kprint_bridge_handoff_own(regs);
 		goto out_preempt;
 	}
 
@@ -1370,7 +1450,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		goto out_idle;
 	}
 	if (kprint_bridge_store(b, &m, &hint, regs))
-		atomic64_inc(&kprint_bridge_count.bridged);
+		this_cpu_inc(kprint_bridge_hot.bridged);
 	else
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
 	tags = kprint_rec_tags(b->rec, &tags_len);
@@ -1546,7 +1626,8 @@ static void kprint_bridge_backlog(u64 end)
 void kprint_bridge_get_stats(struct kprint_bridge_stats *st)
 {
 	st->on = READ_ONCE(kprint_bridge_registered);
-	st->bridged = atomic64_read(&kprint_bridge_count.bridged);
+	st->bridged = kprint_bridge_hot_sum(offsetof(struct kprint_bridge_hot,
+						     bridged));
 	st->skipped = atomic64_read(&kprint_bridge_count.skipped);
 	st->dropped_nmi = atomic64_read(&kprint_bridge_count.dropped_nmi);
 	st->dropped_recursion =

@@ -20,9 +20,10 @@ int kprint_handoff_init(void);
 void kprint_handoff_exit(void);
 void kprint_handoff_announce(void);
 void kprint_handoff_clear(void);
-void kprint_handoff_put(const void *args, const char *fmt,
-			const struct kprint_handoff_head *h,
-			const char *tags, size_t tags_len);
+struct kprint_handoff_head *kprint_handoff_begin(const void *args,
+						 const char *fmt);
+void kprint_handoff_end(struct kprint_handoff_head *h, const char *tags,
+			size_t tags_len);
 void kprint_trace_handoff(const struct kprint_handoff_block *blocks, u32 cpus);
 
 #endif /* _KPRINT_BRIDGE_H */

@@ -21,7 +21,7 @@
 #include "kprint_emit.h"
 #include "kprint_render.h"
 
-static bool kprint_selfcheck;
+bool kprint_selfcheck;
 module_param_named(selfcheck, kprint_selfcheck, bool, 0644);
 MODULE_PARM_DESC(selfcheck,
 		 "Debug: compare every rendered text with vsnprintf() (default N)");
@@ -113,16 +113,6 @@ void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, fmt, len[4]);
 	kprint_render(b, fmt, args);
 	kprint_rec_end(b);
-}
-
-/**
- * kprint_selfcheck_enabled() - is the selfcheck parameter on?
- *
- * Context: Any context.
- */
-bool kprint_selfcheck_enabled(void)
-{
-	return READ_ONCE(kprint_selfcheck);
 }
 
 /**

@@ -59,43 +59,54 @@ __noipa void kprint_trace_handoff(const struct kprint_handoff_block *blocks,
 }
 
 /**
- * kprint_handoff_put() - write the slot of the message being stored
+ * kprint_handoff_begin() - open the slot of the message being stored
  * @args: vprintk_store()'s va_list pointer
  * @fmt: vprintk_store()'s format pointer
- * @h: what the message counts under: format_id, tags_id, level, class,
- *	format and format_len; flags KPRINT_HANDOFF_F_BRIDGED, or 0 for a
- *	message the counter must count itself (kprint's own echo); the key
- *	fields (task .. switches) are filled in here
- * @tags: subsystem, NUL, module, NUL (NULL with flags 0)
- * @tags_len: bytes of @tags
+ *
+ * Fills in the key (task .. switches); the caller fills in what the
+ * message counts under, straight into the slot (format_id, tags_id, level,
+ * class, flags and the format; flags 0 for a message the counter must
+ * count itself, kprint's own echo), then closes it with
+ * kprint_handoff_end().  Written in place, not assembled and copied: this
+ * is on every printk's path.
  *
  * Context: The bridge's hook, preemption off, any context (NMI included).
+ * Return: the slot's head, or NULL if there are no slots.
  */
-void kprint_handoff_put(const void *args, const char *fmt,
-			const struct kprint_handoff_head *h,
-			const char *tags, size_t tags_len)
+struct kprint_handoff_head *kprint_handoff_begin(const void *args,
+						 const char *fmt)
 {
 	struct kprint_handoff_block *blk = kprint_handoff_blocks;
-	u64 n;
 
 	if (unlikely(!blk))
-		return;
+		return NULL;
 	blk += smp_processor_id() * KPRINT_HANDOFF_CONTEXTS +
 	       interrupt_context_level();
-	n = blk->end + 1;
 
-	/*
-	 * Between its two numbers.  Copies with kprint_copy(), not struct
-	 * assignment or memcpy(): see there (this is on every printk's path).
-	 */
-	WRITE_ONCE(blk->begin, n);
+	/* Between its two numbers: a reader that sees them differ skips it. */
+	WRITE_ONCE(blk->begin, blk->end + 1);
 	barrier();
 	blk->head.task = (unsigned long)current;
 	blk->head.args = (unsigned long)args;
 	blk->head.fmt = (unsigned long)fmt;
 	blk->head.switches = current->nvcsw + current->nivcsw;
-	kprint_copy(&blk->head.format_id, &h->format_id,
-		    sizeof(*h) - offsetof(struct kprint_handoff_head, format_id));
+	return &blk->head;
+}
+
+/**
+ * kprint_handoff_end() - close the slot kprint_handoff_begin() opened
+ * @h: its head
+ * @tags: subsystem, NUL, module, NUL (NULL with flags 0)
+ * @tags_len: bytes of @tags
+ *
+ * Context: As kprint_handoff_begin(), right after it.
+ */
+void kprint_handoff_end(struct kprint_handoff_head *h, const char *tags,
+			size_t tags_len)
+{
+	struct kprint_handoff_block *blk =
+		container_of(h, struct kprint_handoff_block, head);
+
 	tags_len = min(tags_len, sizeof(blk->tags));
 	if (tags)
 		kprint_copy(blk->tags, tags, tags_len);
@@ -103,7 +114,7 @@ void kprint_handoff_put(const void *args, const char *fmt,
 	if (tags_len >= sizeof(blk->tags) - 1)
 		blk->tags[sizeof(blk->tags) - 2] = blk->tags[sizeof(blk->tags) - 1] = '\0';
 	barrier();
-	WRITE_ONCE(blk->end, n);
+	WRITE_ONCE(blk->end, blk->begin);
 }
 
 /**
