@@ -130,7 +130,6 @@ struct {
 struct kprint_counter_scratch {
 	char raw[KPRINT_COUNTER_FORMAT_LEN];
 	struct kprint_counter_value value;
-	struct kprint_handoff_copy handoff;	/* a block's slot, copied */
 };
 
 struct {
@@ -171,11 +170,15 @@ static __always_inline struct kprint_counter_totals *totals(void)
 	return bpf_map_lookup_elem(&kprint_counter_totals, &zero);
 }
 
+/* This context's scratch; @level is context_level(). */
+static __always_inline struct kprint_counter_scratch *scratch_at(__u32 level)
+{
+	return bpf_map_lookup_elem(&kprint_counter_scratch, &level);
+}
+
 static __always_inline struct kprint_counter_scratch *scratch(void)
 {
-	__u32 level = context_level();
-
-	return bpf_map_lookup_elem(&kprint_counter_scratch, &level);
+	return scratch_at(context_level());
 }
 
 static __always_inline void count_failure(struct kprint_counter_failures *f, long err)
@@ -396,16 +399,16 @@ static __always_inline int handoff_match(const struct kprint_handoff_head *h,
 }
 
 /*
- * The slot kprint.ko's bridge wrote for this call, copied to s->handoff:
- * its CPU's block at its context level holds the last message's, which is
- * this call's if the key matches (include/kprint_handoff.h).  Returns the
+ * The slot kprint.ko's bridge wrote for this call, copied to @h: its CPU's
+ * block at its context level @ctx holds the last message's, which is this
+ * call's if the key matches (include/kprint_handoff.h).  Returns the
  * block's kernel address, or 0 if the slot is not this call's: no bridge,
  * the bridge did not see the message, or its task moved to another CPU in
  * between.
  */
-static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
+static __always_inline __u64 handoff_find(struct kprint_handoff_copy *h,
 					  struct kprint_counter_totals *t,
-					  const char *fmt, void *args)
+					  const char *fmt, void *args, __u32 ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kprint_handoff_where *w;
@@ -420,14 +423,14 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 	cpu = bpf_get_smp_processor_id();
 	if (!blk || cpu >= READ_ONCE(w->cpus))
 		return 0;
-	blk += ((__u64)cpu * KPRINT_HANDOFF_CONTEXTS + context_level()) *
+	blk += ((__u64)cpu * KPRINT_HANDOFF_CONTEXTS + ctx) *
 	       sizeof(struct kprint_handoff_block);
-	if (bpf_probe_read_kernel(&s->handoff, sizeof(s->handoff), (void *)blk))
+	if (bpf_probe_read_kernel(h, sizeof(*h), (void *)blk))
 		return 0;
-	m = handoff_match(&s->handoff.head, task, task->nvcsw + task->nivcsw, fmt, args);
+	m = handoff_match(&h->head, task, task->nvcsw + task->nivcsw, fmt, args);
 	if (!m)
 		return 0;
-	if (s->handoff.begin != s->handoff.end) {
+	if (h->begin != h->end) {
 		/* A preempted copy: writers came in between. */
 		__sync_fetch_and_add(&t->handoff_torn, 1);
 		return 0;
@@ -438,25 +441,26 @@ static __always_inline __u64 handoff_find(struct kprint_counter_scratch *s,
 }
 
 /*
- * A new entry of the bridge's key: its format and tags, from the slot's
- * block at @blk.  False if the block was written again meanwhile (a
- * preempted reader): the tags may be another message's.
+ * A new entry of the bridge's key: its format and tags, from the slot @h
+ * copied from the block at @blk.  False if the block was written again
+ * meanwhile (a preempted reader): the tags may be another message's.
  */
-static __always_inline bool read_handoff_strings(struct kprint_counter_scratch *s, __u64 blk)
+static __always_inline bool read_handoff_strings(struct kprint_counter_scratch *s,
+						 const struct kprint_handoff_copy *h, __u64 blk)
 {
-	__u32 len = s->handoff.head.format_len;
+	__u32 len = h->head.format_len;
 	__u64 end;
 
 	if (len > KPRINT_COUNTER_FORMAT_LEN - 1)
 		len = KPRINT_COUNTER_FORMAT_LEN - 1;
-	if (bpf_probe_read_kernel(s->raw, len, (const void *)s->handoff.head.format))
+	if (bpf_probe_read_kernel(s->raw, len, (const void *)h->head.format))
 		len = 0;
 	s->raw[len & FORMAT_MASK] = '\0';
 	escape_format(s);
 	read_tags(&s->value, (const char *)blk + offsetof(struct kprint_handoff_block, tags));
 	return !bpf_probe_read_kernel(&end, sizeof(end),
 				      (const void *)blk + offsetof(struct kprint_handoff_block, end)) &&
-	       end == s->handoff.end;
+	       end == h->end;
 }
 
 /*
@@ -526,21 +530,29 @@ static __always_inline long read_printk_format(struct kprint_counter_scratch *s,
 	return len;
 }
 
-/* A message the bridge handed over (its block at @blk): under its key. */
-static __always_inline void count_bridged(struct kprint_counter_scratch *s,
-					  struct kprint_counter_totals *t, __u64 blk)
+/*
+ * A message the bridge handed over (slot @h, of the block at @blk): under
+ * its key.  The scratch only for a new entry's strings.
+ */
+static __always_inline void count_bridged(const struct kprint_handoff_copy *h,
+					  struct kprint_counter_totals *t, __u64 blk,
+					  __u32 ctx)
 {
 	struct kprint_counter_key key = {
-		.format_id = s->handoff.head.format_id,
-		.tags_id = s->handoff.head.tags_id,
-		.level = s->handoff.head.level,
-		.class = s->handoff.head.class,
+		.format_id = h->head.format_id,
+		.tags_id = h->head.tags_id,
+		.level = h->head.level,
+		.class = h->head.class,
 	};
+	struct kprint_counter_scratch *s;
 
 	__sync_fetch_and_add(&t->printk_bridged, 1);
 	if (count_known(&printk_formats, &key))
 		return;
-	if (!read_handoff_strings(s, blk)) {
+	s = scratch_at(ctx);
+	if (!s)
+		return;
+	if (!read_handoff_strings(s, h, blk)) {
 		__sync_fetch_and_add(&t->printk_failed.other, 1);
 		return;
 	}
@@ -552,21 +564,28 @@ int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info
 	     const char *fmt, void *args, int ret)
 {
 	struct kprint_counter_totals *t = totals();
-	struct kprint_counter_scratch *s = scratch();
 	struct kprint_counter_key key = {};
+	struct kprint_counter_scratch *s;
+	struct kprint_handoff_copy h;
+	__u32 ctx_level = context_level();
 	int lvl = level;
 	__u64 blk;
 	long len;
 
-	if (!t || !s)
+	if (!t)
 		return 0;
-	blk = handoff_find(s, t, fmt, args);
-	if (blk && (s->handoff.head.flags & KPRINT_HANDOFF_F_BRIDGED)) {
-		count_bridged(s, t, blk);
+	/* On the stack: the common case, a bridged message, needs no scratch. */
+	blk = handoff_find(&h, t, fmt, args, ctx_level);
+	if (blk && (h.head.flags & KPRINT_HANDOFF_F_BRIDGED)) {
+		count_bridged(&h, t, blk, ctx_level);
 		return 0;
 	}
 	if (blk)
 		__sync_fetch_and_add(&t->printk_echo, 1);
+
+	s = scratch_at(ctx_level);
+	if (!s)
+		return 0;
 
 	__sync_fetch_and_add(&t->printk_plain, 1);
 	/* vprintk_emit() turns printk_deferred()'s LOGLEVEL_SCHED into default. */
