@@ -238,11 +238,16 @@ static void kprint_test_clocks_cpu_fn(struct work_struct *work)
 			    w->cpu, i, ktime_get_ns(), ktime_get_real_ns());
 }
 
-/* Runs @fn with @n on every online CPU at once and waits for them all. */
-static int kprint_test_on_each_cpu(work_func_t fn, unsigned int n)
+/* Runs @fn with the N of @val on every online CPU at once, waits for all. */
+static int kprint_test_on_each_cpu(const char *val, work_func_t fn)
 {
 	struct kprint_test_cpu_work *works;
-	unsigned int cpu;
+	unsigned int n, cpu;
+	int err;
+
+	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
+	if (err)
+		return err;
 
 	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL);
 	if (!works)
@@ -267,25 +272,13 @@ static int kprint_test_on_each_cpu(work_func_t fn, unsigned int n)
 static int kprint_test_set_flood_cpus(const char *val,
 				      const struct kernel_param *kp)
 {
-	unsigned int n;
-	int err;
-
-	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
-	if (err)
-		return err;
-	return kprint_test_on_each_cpu(kprint_test_flood_cpu_fn, n);
+	return kprint_test_on_each_cpu(val, kprint_test_flood_cpu_fn);
 }
 
 static int kprint_test_set_clocks(const char *val,
 				  const struct kernel_param *kp)
 {
-	unsigned int n;
-	int err;
-
-	err = kprint_test_get_n(val, KPRINT_TEST_MAX_N, &n);
-	if (err)
-		return err;
-	return kprint_test_on_each_cpu(kprint_test_clocks_cpu_fn, n);
+	return kprint_test_on_each_cpu(val, kprint_test_clocks_cpu_fn);
 }
 
 #define KPRINT_TEST_TICK_NS	(10 * NSEC_PER_MSEC)
