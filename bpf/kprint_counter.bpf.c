@@ -550,9 +550,7 @@ static __always_inline void count_bridged(const struct kprint_handoff_copy *h,
 	if (count_known(&printk_formats, &key))
 		return;
 	s = scratch_at(ctx);
-	if (!s)
-		return;
-	if (!read_handoff_strings(s, h, blk)) {
+	if (!s || !read_handoff_strings(s, h, blk)) {
 		__sync_fetch_and_add(&t->printk_failed.other, 1);
 		return;
 	}

@@ -168,14 +168,16 @@ struct kprint_bridge_hot {
 
 static DEFINE_PER_CPU(struct kprint_bridge_hot, kprint_bridge_hot);
 
-static u64 kprint_bridge_hot_sum(size_t offset)
+static struct kprint_bridge_hot kprint_bridge_hot_sum(void)
 {
-	u64 sum = 0;
+	struct kprint_bridge_hot sum = {}, *c;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(*(u64 *)((void *)per_cpu_ptr(&kprint_bridge_hot,
-							   cpu) + offset));
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(&kprint_bridge_hot, cpu);
+		sum.bridged += READ_ONCE(c->bridged);
+		sum.deferred += READ_ONCE(c->deferred);
+	}
 	return sum;
 }
 
@@ -185,9 +187,7 @@ static u64 kprint_bridge_hot_sum(size_t offset)
  */
 static int kprint_bridge_deferred_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%llu\n",
-			  kprint_bridge_hot_sum(offsetof(struct kprint_bridge_hot,
-							 deferred)));
+	return sysfs_emit(buf, "%llu\n", kprint_bridge_hot_sum().deferred);
 }
 
 static const struct kernel_param_ops kprint_bridge_deferred_ops = {
@@ -1626,8 +1626,7 @@ static void kprint_bridge_backlog(u64 end)
 void kprint_bridge_get_stats(struct kprint_bridge_stats *st)
 {
 	st->on = READ_ONCE(kprint_bridge_registered);
-	st->bridged = kprint_bridge_hot_sum(offsetof(struct kprint_bridge_hot,
-						     bridged));
+	st->bridged = kprint_bridge_hot_sum().bridged;
 	st->skipped = atomic64_read(&kprint_bridge_count.skipped);
 	st->dropped_nmi = atomic64_read(&kprint_bridge_count.dropped_nmi);
 	st->dropped_recursion =

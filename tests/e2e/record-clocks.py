@@ -33,12 +33,13 @@ check(f"{N + 1} records per CPU", len(records) % (N + 1) == 0 and len(records) >
       len(records))
 
 by_cpu = {}
+elsewhere = []
 for r in records:
     cpu, n, mono, real = (int(a) for a in r["args"])
-    check_cpu = r["cpu"] == cpu
-    if not check_cpu:
-        check(f"seq {r['seq']} made on the CPU it names", False, (r["cpu"], cpu))
+    if r["cpu"] != cpu:
+        elsewhere.append((r["seq"], r["cpu"], cpu))
     by_cpu.setdefault(cpu, []).append((n, mono, real, r))
+check("every record made on the CPU it names", not elsewhere, elsewhere[:5])
 
 for cpu, rows in sorted(by_cpu.items()):
     tag = f"cpu {cpu}"
