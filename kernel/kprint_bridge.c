@@ -56,19 +56,32 @@
  * outside task context) if that line is still open (it had no newline).
  * Otherwise printk makes it a line of its own, and so does the bridge.
  * printk merges a fragment into its record only while no other caller's
- * record came in between; the bridge links it to its caller's line even
- * then, so that a reader can rebuild each caller's line.  The fragment's
- * level, though, is the one printk stores: the line's when printk appends
- * it, else its own KERN_ level or the default.  To decide that the bridge
- * mirrors 6.1's vprintk_store() (prb_reserve_in_last() succeeds only if
- * the newest record of the ring has the fragment's caller id and is not
- * final) with the caller id and openness of the last message it saw.  It
- * sees messages at vprintk_store()'s entry, in the order of its own lock,
- * and printk reserves them a little later: two CPUs racing there may reach
- * the ring in the other order, and then the level is the other decision's.
- * Messages it does not build (NMI, kprint's own echo, recursion) end the
- * line as far as it knows, without the lock in NMI; and it does not check
- * printk's size limit of a merged line (LOG_LINE_MAX).
+ * record came in between and the line stays within LOG_LINE_MAX; the
+ * bridge links it to its caller's line even when printk did not, so that
+ * a reader can rebuild each caller's line.  Whether printk merged it, the
+ * record's @printk_seq says (that of the line's record, or its own), and
+ * its level is the one printk stored: both are read from printk's record,
+ * not guessed (the BPF counter still gets the level the hook expects at
+ * entry).
+ *
+ * **printk's seq and order.**  printk gives a record its seq when it
+ * reserves the record's slot, after the hook ran, and commits it after
+ * rendering the text.  So the hook builds the record at vprintk_store()'s
+ * entry, as above, and keeps it in a slot of its CPU and interrupt
+ * context (kprint_bridge_pending); the same ftrace_ops on prb_commit() and
+ * prb_final_commit(), called by vprintk_store() with interrupts off, takes
+ * the newest slot of the current task in that context (on another CPU if
+ * the task moved before printk disabled interrupts), reads printk's seq
+ * and level from the struct prb_reserved_entry it is given, and commits
+ * the record then: kprint's record carries @printk_seq, /dev/kmsg's seq.
+ * It commits only once printk's previous seq was committed: kprint's
+ * order is printk's.  A fragment printk appended to a record carries that
+ * record's seq and may come after later records.  A message printk never
+ * commits (its recursion limit, a failed reservation) leaves its slot,
+ * reused later and counted (bridge_order: uncommitted).  The wait for a
+ * turn has a bound (KPRINT_BRIDGE_TURN_NS, counted as late); it is not
+ * taken in NMI, inside the hook, or by a printk nested in another printk
+ * on the same CPU, whose turn the outer one holds.
  *
  * **What is not bridged.**  kprint's own printk calls (the echo of its
  * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
@@ -102,6 +115,7 @@
 #include <linux/printk.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
