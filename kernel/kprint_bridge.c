@@ -1404,6 +1404,7 @@ static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
  * @caller_id: printk's caller id of the message
  * @stamp: the CPU's count of slots filled: the newest is the innermost
  * @task: the task then current
+ * @sp: the stack pointer at vprintk_store()'s entry
  * @buf: the record, built at vprintk_store()'s entry
  */
 struct kprint_bridge_pending {
@@ -1414,6 +1415,7 @@ struct kprint_bridge_pending {
 	u32 caller_id;
 	u64 stamp;
 	const struct task_struct *task;
+	unsigned long sp;
 	u64 buf[KPRINT_REC_MAX / sizeof(u64)];
 };
 
@@ -1435,17 +1437,26 @@ static struct kprint_bridge_pending *kprint_bridge_pend_set(int cpu, int lvl)
 }
 
 /*
- * A slot of this CPU and context to fill, BUSY, or NULL.  With none free
- * the oldest filled one is a message printk never committed (its
- * recursion limit, a failed reservation): it is reused and counted.
+ * A slot of this CPU and context to fill, BUSY, or NULL; @sp is the stack
+ * pointer at vprintk_store()'s entry.  A slot of the current task whose
+ * vprintk_store() frame was not above this one's is a message printk
+ * never committed (its recursion limit, a failed reservation): an outer
+ * printk still running sits higher on the stack.  It is freed and
+ * counted; so is the oldest filled slot when none is free.
  */
-static struct kprint_bridge_pending *kprint_bridge_pending_get(void)
+static struct kprint_bridge_pending *kprint_bridge_pending_get(unsigned long sp)
 {
 	struct kprint_bridge_pending *set, *p = NULL;
 	unsigned int i;
 
 	set = kprint_bridge_pend_set(smp_processor_id(),
 				     interrupt_context_level());
+	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+		if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
+		    set[i].task == current && set[i].sp <= sp &&
+		    atomic_cmpxchg(&set[i].state, KPRINT_BRIDGE_P_FILLED,
+				   KPRINT_BRIDGE_P_FREE) == KPRINT_BRIDGE_P_FILLED)
+			atomic64_inc(&kprint_bridge_count.uncommitted);
 	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
 		if (atomic_cmpxchg(&set[i].state, KPRINT_BRIDGE_P_FREE,
 				   KPRINT_BRIDGE_P_BUSY) == KPRINT_BRIDGE_P_FREE) {
@@ -1463,6 +1474,7 @@ static struct kprint_bridge_pending *kprint_bridge_pending_get(void)
 found:
 	p->build = false;
 	p->task = current;
+	p->sp = sp;
 	p->stamp = this_cpu_inc_return(kprint_bridge_stamp);
 	return p;
 }
@@ -1473,9 +1485,9 @@ static void kprint_bridge_pending_fill(struct kprint_bridge_pending *p)
 }
 
 /* A message that is not bridged still pairs with printk's commit. */
-static void kprint_bridge_pending_mark(void)
+static void kprint_bridge_pending_mark(unsigned long sp)
 {
-	struct kprint_bridge_pending *p = kprint_bridge_pending_get();
+	struct kprint_bridge_pending *p = kprint_bridge_pending_get(sp);
 
 	if (p)
 		kprint_bridge_pending_fill(p);
@@ -1861,7 +1873,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	/* printk(NULL) is vsnprintf()'s to complain about, not ours. */
 	if (unlikely(!regs_get_kernel_argument(regs, 3))) {
 		if (!in_nmi())
-			kprint_bridge_pending_mark();
+			kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_preempt;
 	}
 	kprint_bridge_hint_take(&hint);
@@ -1869,7 +1881,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
 		kprint_bridge_handoff_own(regs);
-		kprint_bridge_pending_mark();
+		kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_preempt;
 	}
 
@@ -1886,13 +1898,14 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		atomic64_inc(&kprint_bridge_count.dropped_recursion);
 		kprint_bridge_last_close();
 		kprint_bridge_handoff_dropped(&m);
-		kprint_bridge_pending_mark();
+		kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out;
 	}
 	this_cpu_write(kprint_bridge_busy, true);
 
 	b = kprint_scratch_get(&sflags);
-	p = b ? kprint_bridge_pending_get() : NULL;
+	p = b ? kprint_bridge_pending_get(kernel_stack_pointer(regs)) :
+		 NULL;
 	if (unlikely(!p)) {
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
 		kprint_bridge_last_close();
@@ -1900,7 +1913,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		if (b)
 			kprint_scratch_put(sflags);
 		else
-			kprint_bridge_pending_mark();
+			kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_idle;
 	}
 	kprint_bridge_store(b, &m, &hint, regs, p);
@@ -1939,8 +1952,16 @@ static int kprint_bridge_register(void)
 	int err;
 
 	lockdep_assert_held(&kprint_bridge_mutex);
-	/* Which record is next in printk's order is learnt anew. */
+	/*
+	 * Which record is next in printk's order is learnt anew; a message
+	 * the hook kept when it went off was never paired (no CPU is in the
+	 * hook now).
+	 */
 	WRITE_ONCE(kprint_bridge_next, 0);
+	memset(kprint_bridge_pend, 0, array3_size(nr_cpu_ids,
+						  KPRINT_BRIDGE_LEVELS *
+						  KPRINT_BRIDGE_PENDING,
+						  sizeof(*kprint_bridge_pend)));
 	err = register_ftrace_function(&kprint_bridge_ops);
 	if (!err)
 		WRITE_ONCE(kprint_bridge_registered, true);

@@ -656,12 +656,14 @@ static KPPT_CALLER void kppt_cont_race_line(unsigned int cpu, unsigned int i)
  */
 static KPPT_CALLER void kppt_cont_long_line(unsigned int cpu, unsigned int i)
 {
+	static const char chunk[] = "abcdefghijklmnopqrstuvwxyz0123456789"
+				    "abcdefghijklmnopqrstuvwxyz0123456789"
+				    "abcdefghijklmnopqrstuvwxyz";
 	unsigned int j;
 
 	pr_notice("cont_long cpu %u n %u:", cpu, i);
 	for (j = 0; j < 16; j++)
-		pr_cont(" %02u.%.*s", j, 96,
-			"abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz");
+		pr_cont(" %02u.%.*s", j, 96, chunk);
 	pr_cont(" end\n");
 }
 
