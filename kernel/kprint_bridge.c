@@ -1585,36 +1585,64 @@ struct kprint_prb_entry {
 	unsigned int text_space;
 };
 
-/*
- * printk's seq and level of the record @e commits, false if they cannot
- * be read.  Read without faulting, and believed only if the record's seq
- * is at its descriptor's index (printk gives the record of descriptor i
- * the seqs i, i + count, ...) and its caller id is the committer's: a
- * layout that is not the mirrored one fails these.
- */
-static bool kprint_bridge_prb_read(const struct kprint_prb_entry *e,
-				   u64 *seq, u8 *level)
-{
-	struct kprint_prb_desc_ring *ring;
-	struct kprint_prb_info *infos, *info;
-	unsigned int bits;
-	unsigned long id, mask;
-	u32 caller;
-	u8 lf;
+/* printk's ring once a read through it held (kprint_bridge_prb_read()). */
+static struct kprint_prb_desc_ring *kprint_bridge_prb_ring;
+static unsigned long kprint_bridge_prb_mask;
+static struct kprint_prb_info *kprint_bridge_prb_infos;
 
-	if (get_kernel_nofault(ring, &e->rb) || get_kernel_nofault(id, &e->id) ||
-	    !ring || get_kernel_nofault(bits, &ring->count_bits) ||
+/*
+ * The first read through a ring: without faulting, and the ring is kept
+ * (for plain reads, a good part of the cost otherwise) only if the
+ * record's seq is at its descriptor's index (printk gives the record of
+ * descriptor i the seqs i, i + count, ...) and its caller id is the
+ * committer's: a layout that is not the mirrored one fails these.
+ */
+static noinline bool kprint_bridge_prb_learn(struct kprint_prb_desc_ring *ring,
+					     unsigned long id)
+{
+	struct kprint_prb_info *infos, *info;
+	unsigned long mask;
+	unsigned int bits;
+	u32 caller;
+	u64 seq;
+
+	if (!ring || get_kernel_nofault(bits, &ring->count_bits) ||
 	    bits >= BITS_PER_LONG || get_kernel_nofault(infos, &ring->infos))
 		return false;
 	mask = (1UL << bits) - 1;
 	info = &infos[id & mask];
-	if (get_kernel_nofault(*seq, &info->seq) ||
+	if (get_kernel_nofault(seq, &info->seq) ||
 	    get_kernel_nofault(caller, &info->caller_id) ||
-	    get_kernel_nofault(lf, (u8 *)&info->text_len + 3))
+	    (seq ^ id) & mask || caller != kprint_bridge_caller_id())
 		return false;
-	if ((*seq ^ id) & mask || caller != kprint_bridge_caller_id())
+	WRITE_ONCE(kprint_bridge_prb_mask, mask);
+	WRITE_ONCE(kprint_bridge_prb_infos, infos);
+	smp_store_release(&kprint_bridge_prb_ring, ring);
+	return true;
+}
+
+/*
+ * printk's seq and level of the record @e commits, false if they cannot
+ * be read.  @e is printk's own, on its stack; the ring it names is read
+ * plainly once it is known, and every record checked as on the first
+ * read.
+ */
+static bool kprint_bridge_prb_read(const struct kprint_prb_entry *e,
+				   u64 *seq, u8 *level)
+{
+	struct kprint_prb_desc_ring *ring = e->rb;
+	const struct kprint_prb_info *info;
+	unsigned long id = e->id;
+
+	if (unlikely(ring != smp_load_acquire(&kprint_bridge_prb_ring)) &&
+	    !kprint_bridge_prb_learn(ring, id))
 		return false;
-	*level = lf >> 5;
+	info = &READ_ONCE(kprint_bridge_prb_infos)[id & kprint_bridge_prb_mask];
+	*seq = READ_ONCE(info->seq);
+	if (unlikely((*seq ^ id) & kprint_bridge_prb_mask ||
+		     info->caller_id != kprint_bridge_caller_id()))
+		return false;
+	*level = info->level;
 	return true;
 }
 
@@ -1762,8 +1790,8 @@ static void notrace kprint_bridge_commit_hook(unsigned long ip,
 }
 
 /*
- * Builds the record of @m in @b, finding @m's caller, and keeps it in @p
- * until printk commits the message (kprint_bridge_commit_hook()).
+ * Builds the record of @m in @b, whose record is @p's, finding @m's
+ * caller, for printk's commit of the message (kprint_bridge_commit_hook()).
  */
 static void kprint_bridge_store(struct kprint_builder *b,
 				struct kprint_bridge_msg *m,
@@ -1848,7 +1876,6 @@ sealed:
 	p->open = open;
 	p->merged = merged;
 	p->build = true;
-	memcpy(p->buf, rec, rec->len);
 }
 
 static void notrace kprint_bridge_hook(unsigned long ip,
@@ -1862,6 +1889,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	struct kprint_bridge_msg m __uninitialized;
 	struct kprint_bridge_pending *p;
 	struct kprint_builder *b;
+	struct kprint_rec *rec;
 	unsigned long flags, sflags;
 	unsigned int tags_len;
 	const char *tags;
@@ -1916,10 +1944,14 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 			kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_idle;
 	}
+	/* Built in the slot itself: no copy. */
+	rec = b->rec;
+	b->rec = (struct kprint_rec *)p->buf;
 	kprint_bridge_store(b, &m, &hint, regs, p);
-	kprint_bridge_pending_fill(p);
 	tags = kprint_rec_tags(b->rec, &tags_len);
 	kprint_bridge_handoff(&m, b->rec->level, tags, tags_len);
+	b->rec = rec;
+	kprint_bridge_pending_fill(p);
 	kprint_scratch_put(sflags);
 out_idle:
 	this_cpu_write(kprint_bridge_busy, false);
