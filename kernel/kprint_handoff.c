@@ -17,7 +17,10 @@
  * depends on two hooks agreeing: a message the bridge wrote no slot for
  * (kprint.ko absent, the bridge off or not yet registered) is counted by
  * the return with the key it computes itself; one it did is counted under
- * the bridge's key.  Unregistering the bridge's hook clears the slots, so
+ * the bridge's key.  kprint's own echo of a record writes its slot itself,
+ * whether the bridge is on or not, so that the return does not count as a
+ * printk what the record was counted as already (kprint_handoff_echo()).
+ * Unregistering the bridge's hook clears the slots, so
  * that a later message of the same call site, task and stack cannot take
  * the key of an earlier one.
  *
@@ -118,6 +121,58 @@ void kprint_handoff_end(struct kprint_handoff_head *h, const char *tags,
 }
 
 /**
+ * kprint_handoff_echo() - hand kprint's own echo of a record over
+ * @args: the va_list pointer the echo passes to vprintk_emit()
+ * @fmt: its format
+ *
+ * The record was counted already, by the counter's kprobe on
+ * kprint_trace_record(); its echo is one more printk message, which the
+ * return of vprintk_store() must count only in its echo total, not as a
+ * plain printk of format "%s".  The slot is written here, by the echo,
+ * not by the bridge's hook, so it says so with the bridge on or off; it
+ * has the key a bridged message's slot has (vprintk_emit() passes @args
+ * and @fmt on to vprintk_store() as they are), so a printk from inside
+ * that store, which another slot replaces, counts as what it is.
+ *
+ * Context: Any context but NMI, preemption off, right before the echo's
+ * vprintk_emit() (kprint_own_printk_begin() .. _end()).
+ * Return: the slot's head, for kprint_handoff_echo_end(); NULL if none.
+ */
+struct kprint_handoff_head *kprint_handoff_echo(const void *args,
+						const char *fmt)
+{
+	struct kprint_handoff_head *h = kprint_handoff_begin(args, fmt);
+
+	if (!h)
+		return NULL;
+	h->format_id = 0;
+	h->tags_id = 0;
+	h->level = 0;
+	h->class = KPRINT_CLASS_NONE;
+	h->flags = KPRINT_HANDOFF_F_ECHO;
+	h->format_len = 0;
+	h->format = 0;
+	kprint_handoff_end(h, NULL, 0);
+	return h;
+}
+
+/**
+ * kprint_handoff_echo_end() - withdraw the echo's slot
+ * @h: what kprint_handoff_echo() returned
+ *
+ * With the bridge off nothing else writes the slot: a later printk of
+ * kprint.ko with the same format pointer (a merged "%s\n") from the same
+ * task and stack must not find it.  One store, like kprint_handoff_clear().
+ *
+ * Context: As kprint_handoff_echo(), right after the echo's vprintk_emit().
+ */
+void kprint_handoff_echo_end(struct kprint_handoff_head *h)
+{
+	if (h)
+		WRITE_ONCE(h->task, 0);
+}
+
+/**
  * kprint_handoff_clear() - forget every slot
  *
  * Only each slot's task is cleared, one store: a reader copying it
@@ -148,7 +203,8 @@ void kprint_handoff_announce(void)
 /**
  * kprint_handoff_init() - make the slots and announce them
  *
- * Context: Process context (module init), before the bridge's hook.
+ * Context: Process context (module init), before the bridge's hook and
+ * before any record is stored (kprint_core_init()).
  * Return: 0 or -ENOMEM.
  */
 int kprint_handoff_init(void)
@@ -169,7 +225,8 @@ int kprint_handoff_init(void)
  * with bpf_probe_read_kernel(), which cannot fault, and matches no key:
  * its slot would need this very call's task, arguments and switch count.
  *
- * Context: Process context (module exit), the bridge's hook unregistered.
+ * Context: Process context (module exit), the bridge's hook unregistered
+ * and no record stored or echoed any more (kprint_core_exit()).
  */
 void kprint_handoff_exit(void)
 {
