@@ -13,6 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
+echo "# kernel $(uname -r)"
 load_test_module
 start_exporter --listen 127.0.0.1:$PORT || finish
 for f in kprint_formats printk_formats kprint_counter_totals; do
@@ -95,6 +96,11 @@ def metrics(name):
             out[m.groups()[:-1]] = int(m.group(len(LABELS) + 1))
     return out
 
+def hook(name, which):
+    """kprint_bpf_printk_hook_messages_total{hook=which} of a /metrics page."""
+    want = f'kprint_bpf_printk_hook_messages_total{{hook="{which}"}} '
+    return sum(int(l.split()[-1]) for l in open(path(name)) if l.startswith(want))
+
 def dump(name):
     """{(format_id, tags_id, level, class): count} of a pinned map."""
     out = {}
@@ -162,6 +168,9 @@ for phase, what in (("off", "bridge off"), ("on", "bridge on, markers on")):
     pm = sum(moved(dump(f"printk.{phase}.before"), dump(f"printk.{phase}.after")).values())
     check(f"{what}: bpftool, both pinned maps moved by the {made} messages made, "
           f"{N} in kprint_formats", km == N and km + pm == made, (km, pm))
+    he = hook(f"metrics.{phase}.after", "echo") - hook(f"metrics.{phase}.before", "echo")
+    check(f"{what}: /metrics, kprint_bpf_printk_hook_messages_total{{hook=\"echo\"}} moved by "
+          f"the {N} echoes", he == N, he)
     ta, tb = totals(f"totals.{phase}.after"), totals(f"totals.{phase}.before")
     dt = {key: ta[key] - tb[key] for key in ("kprint_records", "printk_plain", "printk_bridged",
                                              "printk_echo", "printk_unreadable")}
