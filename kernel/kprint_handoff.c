@@ -31,6 +31,8 @@
  */
 
 #include <linux/compiler.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -39,6 +41,7 @@
 #include <linux/string.h>
 
 #include "kprint_bridge.h"
+#include "kprint_core.h"
 #include "kprint_record.h"
 
 static struct kprint_handoff_block *kprint_handoff_blocks;
@@ -172,22 +175,51 @@ void kprint_handoff_echo_end(struct kprint_handoff_head *h)
 		WRITE_ONCE(h->task, 0);
 }
 
+/*
+ * This CPU's slots, on it, with interrupts off (an IPI): but the slot of
+ * an echo interrupted between writing it and its vprintk_store() (its
+ * level still marked as kprint's own printk), which the echo withdraws
+ * itself; cleared, that echo would count as a plain printk "%s".
+ */
+static void kprint_handoff_clear_cpu(void *unused)
+{
+	struct kprint_handoff_block *blk = kprint_handoff_blocks +
+		smp_processor_id() * KPRINT_HANDOFF_CONTEXTS;
+	unsigned int level;
+
+	for (level = 0; level < KPRINT_HANDOFF_CONTEXTS; level++)
+		if (!kprint_own_printk_at(level))
+			WRITE_ONCE(blk[level].head.task, 0);
+}
+
 /**
  * kprint_handoff_clear() - forget every slot
  *
  * Only each slot's task is cleared, one store: a reader copying it
  * meanwhile gets it whole, before or after.  Until this runs, a message
  * printed after the hook was removed can still match its call site's
- * last slot (docs/bpf-counters.md).
+ * last slot (docs/bpf-counters.md).  The echo still writes slots: each
+ * online CPU clears its own, so that none is cleared under an echo in
+ * progress; an offline CPU runs no echo.
  *
- * Context: Process context, the bridge's hook unregistered (no writer).
+ * Context: Process context, the bridge's hook unregistered (no writer
+ * but the echo).
  */
 void kprint_handoff_clear(void)
 {
-	unsigned int i;
+	struct kprint_handoff_block *blk;
+	unsigned int cpu, i;
 
-	for (i = 0; i < nr_cpu_ids * KPRINT_HANDOFF_CONTEXTS; i++)
-		WRITE_ONCE(kprint_handoff_blocks[i].head.task, 0);
+	cpus_read_lock();
+	on_each_cpu(kprint_handoff_clear_cpu, NULL, 1);
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		blk = kprint_handoff_blocks + cpu * KPRINT_HANDOFF_CONTEXTS;
+		for (i = 0; i < KPRINT_HANDOFF_CONTEXTS; i++)
+			WRITE_ONCE(blk[i].head.task, 0);
+	}
+	cpus_read_unlock();
 }
 
 /**
