@@ -1160,19 +1160,6 @@ static void kprint_bridge_handoff(const struct kprint_bridge_msg *m, u32 level,
 	kprint_handoff_end(h, tags, tags_len);
 }
 
-/* kprint's own echo: the counter counts it itself, as a plain printk. */
-static void kprint_bridge_handoff_own(struct pt_regs *regs)
-{
-	struct kprint_handoff_head *h;
-
-	h = kprint_handoff_begin((void *)regs_get_kernel_argument(regs, 4),
-				 (void *)regs_get_kernel_argument(regs, 3));
-	if (!h)
-		return;
-	h->flags = 0;
-	kprint_handoff_end(h, NULL, 0);
-}
-
 /*
  * A message dropped (NMI, recursion, no scratch) is still counted, under
  * what can be known without a record: its subsystem but no module, and
@@ -1421,7 +1408,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
-		kprint_bridge_handoff_own(regs);
+		/* Its slot is the echo's own (kprint_handoff_echo()). */
 		goto out_preempt;
 	}
 
@@ -1697,12 +1684,9 @@ int kprint_bridge_init(void)
 		goto err_free;
 #endif
 
-	err = kprint_handoff_init();
-	if (err)
-		goto err_filter;
 	err = register_module_notifier(&kprint_bridge_module_nb);
 	if (err)
-		goto err_handoff;
+		goto err_filter;
 
 	mutex_lock(&kprint_bridge_mutex);
 	kprint_bridge_ready = true;
@@ -1723,8 +1707,6 @@ int kprint_bridge_init(void)
 
 err_notifier:
 	unregister_module_notifier(&kprint_bridge_module_nb);
-err_handoff:
-	kprint_handoff_exit();
 err_filter:
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
@@ -1750,7 +1732,6 @@ void kprint_bridge_exit(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
-	kprint_handoff_exit();
 	ftrace_free_filter(&kprint_bridge_ops);
 	vfree(kprint_bridge_formats);
 	kprint_bridge_formats = NULL;

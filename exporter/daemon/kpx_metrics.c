@@ -42,8 +42,9 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"full (E2BIG), busy (EBUSY, the bucket lock taken on this CPU), nomem, other." },
 	[KPX_M_BPF_PRINTK_HOOK] = { "kprint_bpf_printk_hook_messages_total", "counter",
 		"printk messages counted per key, all by one hook at the return of vprintk_store: "
-		"plain (the key it computes: kprint.ko not bridging them, or its echo) or "
-		"bridge (the key kprint.ko's bridge handed over); each message once." },
+		"plain (the key it computes: kprint.ko not bridging them), bridge (the key "
+		"kprint.ko's bridge handed over) or echo (kprint.ko's echo of a record, counted "
+		"per format as that record, source kprint); each message once." },
 	[KPX_M_BPF_HANDOFF_TORN] = { "kprint_bpf_handoff_torn_total", "counter",
 		"Bridged printk messages whose handoff slot was reused while being read, counted "
 		"under the plain key instead (docs/bpf-counters.md)." },
@@ -525,6 +526,7 @@ static void kpx_metrics_bpf(struct kpx_expo *e, struct kpx_metrics *m)
 	if (have_totals) {
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "plain", t.printk_plain);
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
+		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "echo", t.printk_echo);
 	}
 	kpx_head(e, KPX_M_BPF_HANDOFF_TORN);
 	if (have_totals)
