@@ -23,13 +23,13 @@
  * /events streams are exempt from the 60 s and the 10 s idle: a stream
  * has no end, and is idle for as long as no record comes.  They are
  * bounded on their own (--web.max-streams, 32 by default) within the
- * connection limits and apart from the requests in flight, and a stream whose client takes nothing for
- * KPX_HTTP_STREAM_STALL_S is closed (a waiting stream sends a keepalive
- * every 15 s, so only a client that stopped reading gets there).
+ * connection limits and apart from the requests in flight, and a stream
+ * whose client takes nothing for KPX_HTTP_STREAM_STALL_S is closed (a
+ * waiting stream sends a keepalive every 15 s, so only a client that
+ * stopped reading gets there).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
