@@ -7,6 +7,9 @@ every client within the limits is served, and past a limit the answer is
 - 40 clients from one address (127.0.0.1), all at once, a new connection
   per request: every request 200;
 - the same 40 with keep-alive connections: every request 200;
+- 64 clients from one address (the per-address limit) with
+  --web.max-requests 64, a new connection per request: every request 200,
+  although connections their clients closed may not be cleaned up yet;
 - 100 clients from one address holding a connection each (past the 64 per
   address): 64 are served, the other 36 answered 503 with Retry-After, and
   the refusals are counted in kprint_exporter_http_refused_total;
@@ -162,6 +165,19 @@ try:
 finally:
     rc = ex.stop()
 t.ok(rc == 0, "the exporter stops cleanly (%s)" % rc)
+
+# At the per-address limit: only the connections whose clients have not
+# closed count.
+ex = Exporter(path, "--web.max-requests", str(PER_IP))
+try:
+    t0 = time.monotonic()
+    got = round_of(ex.port, PER_IP, False)
+    t.ok(got == Counter({200: PER_IP * REQUESTS}),
+         "%d clients from 127.0.0.1 with --web.max-requests %d, a new connection per request:"
+         " all %d requests 200 (%s, %.1f s)" % (PER_IP, PER_IP, PER_IP * REQUESTS, dict(got),
+                                              time.monotonic() - t0))
+finally:
+    rc = ex.stop()
 
 # Requests in flight: four connections each ask for an answer of 6.4 MB
 # and take nothing, with a receive buffer of 4 KB: more than the sockets'
