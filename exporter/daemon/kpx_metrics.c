@@ -108,6 +108,11 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"lost events sent, by reason: overwritten (the store no longer held records "
 		"a stream had not taken: a slow client, or an old Last-Event-ID), reloaded "
 		"(records of an earlier kprint.ko instance, or an id this exporter does not know)." },
+	[KPX_M_HTTP_REFUSED] = { "kprint_exporter_http_refused_total", "counter",
+		"HTTP connections and requests answered 503 for a limit, by reason: connections "
+		"(" KPX_STR(KPX_HTTP_CONNECTIONS) " open in all), address ("
+		KPX_STR(KPX_HTTP_PER_IP) " open from the client's address), requests "
+		"(--web.max-requests in flight from the client's address)." },
 	[KPX_M_CATALOG_TRANSLATIONS] = { "kprint_exporter_catalog_translations", "gauge",
 		"Formats the --catalog file of a language translates, as last read (at start "
 		"or on a SIGHUP that took it); one series per language served with lang=." },
@@ -648,6 +653,21 @@ const char *const kpx_lost_names[KPX_NR_LOST] = {
 	[KPX_LOST_RELOADED] = "reloaded",
 };
 
+const char *const kpx_refusal_names[KPX_NR_REFUSED] = {
+	[KPX_REFUSED_CONNECTIONS] = "connections",
+	[KPX_REFUSED_ADDRESS] = "address",
+	[KPX_REFUSED_REQUESTS] = "requests",
+};
+
+/* What the HTTP limits refused (kpx_accept.c, kpx_http.c); 0 without HTTP. */
+static void kpx_metrics_refused(struct kpx_expo *e, struct kpx_http *h)
+{
+	kpx_head(e, KPX_M_HTTP_REFUSED);
+	for (int i = 0; i < KPX_NR_REFUSED; i++)
+		kpx_sample1(e->out, KPX_M_HTTP_REFUSED, "reason", kpx_refusal_names[i],
+			    h ? __atomic_load_n(&h->refused[i], __ATOMIC_RELAXED) : 0);
+}
+
 /* The /events families; all 0 where nothing serves streams. */
 static void kpx_metrics_events(struct kpx_expo *e, struct kpx_events *ev)
 {
@@ -714,6 +734,7 @@ static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint
 	kpx_single(e, KPX_M_RECORDS_MALFORMED, malformed);
 	kpx_single(e, KPX_M_FORGED_DATAGRAMS, forged);
 	kpx_metrics_events(e, m->events);
+	kpx_metrics_refused(e, m->http);
 	kpx_metrics_catalogs(e, m->catalogs);
 	kpx_head(e, KPX_M_BUILD_INFO);
 	kpx_sample1(e->out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);
