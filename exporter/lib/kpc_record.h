@@ -57,7 +57,9 @@ struct kpc_record {
 
 /*
  * A record built in code may leave the lengths 0: its strings then end at
- * their first NUL.  A decoded record always has them.
+ * their first NUL.  A decoded record always has them, so code that puts
+ * another string in a copy's text or arg sets its length too (0 for a C
+ * string).
  */
 static inline size_t kpc_record_text_len(const struct kpc_record *rec)
 {
