@@ -10,6 +10,9 @@
  * that tests/e2e/printf-vectors.py can check each bridged record against
  * the string the kernel's own test expects and against /dev/kmsg.  It
  * does not use kprint (it loads without kprint.ko): a plain printk user.
+ * The case functions are test_printf.c's (Rasmus Villemoes, GPL-2.0),
+ * under their names there, so that the two can be compared line by line;
+ * only __test() differs.
  *
  * Writing N to the write-only parameter "run" makes the printk()s N times;
  * the write returns once they are in printk's ring.  Each call is
