@@ -72,7 +72,7 @@ struct kpx_store {
 	size_t descents;		/* neighbours whose seq does not go up */
 
 	uint64_t received;
-	uint64_t lost[2];		/* by enum kpc_lost_reason */
+	uint64_t lost[KPC_LOST_REASONS];	/* by enum kpc_lost_reason */
 	uint64_t resyncs;		/* gaps and overruns recovered from */
 	uint64_t malformed;
 	uint64_t reloads;		/* times kprint.ko came back */

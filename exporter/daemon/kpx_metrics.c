@@ -706,13 +706,12 @@ static void kpx_metrics_catalogs(struct kpx_expo *e, struct kpx_catalogs *c)
 static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint64_t forged)
 {
 	struct kpx_store *s = m->store;
-	uint64_t received, lost[2], resyncs, malformed, reloads;
+	uint64_t received, lost[KPC_LOST_REASONS], resyncs, malformed, reloads;
 	bool up, loaded;
 
 	pthread_mutex_lock(&s->lock);
 	received = s->received;
-	lost[0] = s->lost[0];
-	lost[1] = s->lost[1];
+	memcpy(lost, s->lost, sizeof(lost));
 	resyncs = s->resyncs;
 	malformed = s->malformed;
 	up = s->ingest_up;
@@ -726,10 +725,8 @@ static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint
 	kpx_single(e, KPX_M_MODULE_RELOADS, reloads);
 	kpx_single(e, KPX_M_RECORDS_RECEIVED, received);
 	kpx_head(e, KPX_M_RECORDS_LOST);
-	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
-		    kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
-	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
-		    kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
+	for (int r = 0; r < KPC_LOST_REASONS; r++)
+		kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason", kpc_lost_reason_name(r), lost[r]);
 	kpx_single(e, KPX_M_RESYNCS, resyncs);
 	kpx_single(e, KPX_M_RECORDS_MALFORMED, malformed);
 	kpx_single(e, KPX_M_FORGED_DATAGRAMS, forged);
