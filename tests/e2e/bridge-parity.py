@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+# kprint-test: kprint.ko bridge=1
+"""The printk bridge against /dev/kmsg over stock Debian modules that log.
+
+A workload loads, uses and unloads real modules between two markers written
+to /dev/kmsg: brd with ext4 on it, loop on a file there with ext4 again,
+scsi_debug with two hosts, device-mapper zero and linear, null_blk, zram,
+bonding, bridge and tun, and sysrq's pr_cont() lines (help, show-memory).
+Then every /dev/kmsg line between the markers has exactly one kprint record
+(pr_cont() fragments joined to the record before where they continue its
+line, as printk's ring joins them), with the same text, level, facility,
+SUBSYSTEM and DEVICE, in /dev/kmsg's order; and the module each record names
+is one whose own file holds its format: the module's .ko (found through
+modules.dep), or for vmlinux the kernel's rodata as /proc/kcore shows it.
+Where only one of them holds the format, that one is named.  The function
+named is a symbol of that module (nm of the .ko, /proc/kallsyms).  brd's
+exit function ends in a tail call to printk (checked with objdump): its
+"brd: module unloaded" names brd, and no function.
+
+The workload runs KPRINT_PARITY_RUNS times in a row (3, 10 in make soak):
+printk's order between CPUs is raced, so a single run proves little.
+"""
+import json
+import lzma
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, "tests/e2e")
+from lib import check, finish, kmsg_records, sized  # noqa: E402
+
+RUNS = int(os.environ.get("KPRINT_PARITY_RUNS", sized(3, 10)))
+MARK = "kprint bridge-parity:"
+LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
+F_CONT = 8
+FORMAT_MAX = 256		# KPRINT_FORMAT_MAX: a longer format is cut
+WORK = "/tmp/bridge-parity"
+KVER = os.uname().release
+MODDIR = f"/lib/modules/{KVER}"
+
+# The workload: load, use, unload.  Each step waits for what it started
+# (scsi_debug's scan runs in a kthread), so that its lines are in before
+# the end marker; set -e: a step that fails fails the run.
+WORKLOAD = r"""
+W=$1
+L=
+# Whatever fails, nothing is left held: the suite must unload it all.
+undo() {
+	ip link del kptap0; ip link del kpbr0; ip link del kpbond0
+	[ -e /sys/block/zram0 ] && echo 1 >/sys/block/zram0/reset
+	dmsetup remove --noudevsync kplin; dmsetup remove --noudevsync kpzero
+	umount $W/b; [ -n "$L" ] && losetup -d $L; umount $W/a
+} 2>/dev/null
+trap 'st=$?; [ $st = 0 ] || undo; exit $st' EXIT
+PS4='+ $EPOCHREALTIME '
+set -ex
+shopt -s nullglob
+mkdir -p $W/a $W/b
+modprobe brd rd_nr=1 rd_size=16384
+mkfs.ext4 -q -F /dev/ram0
+mount -t ext4 /dev/ram0 $W/a
+dd if=/dev/zero of=$W/a/img bs=1M count=8 status=none
+modprobe loop
+L=$(losetup -f --show $W/a/img)
+mkfs.ext4 -q -F $L
+mount -t ext4 $L $W/b
+umount $W/b
+# No udev in the guest: sd_mod is not loaded for the disks by itself.
+modprobe sd_mod
+modprobe scsi_debug add_host=2 dev_size_mb=4
+end=$((SECONDS + 60))
+until disks=(/sys/class/scsi_disk/*); [ ${#disks[@]} -ge 2 ]; do
+	[ $SECONDS -lt $end ] || { echo "scsi_debug's disks: ${disks[*]}" >&2; exit 1; }
+	sleep 0.1
+done
+modprobe dm_zero
+dmsetup create --noudevsync kpzero --table "0 8192 zero"
+dmsetup create --noudevsync kplin --table "0 8192 linear $L 0"
+modprobe null_blk nr_devices=1
+modprobe zram num_devices=1
+echo 4M >/sys/block/zram0/disksize
+modprobe bonding max_bonds=0
+ip link add kpbond0 type bond
+ip link set kpbond0 up
+modprobe bridge
+modprobe tun
+ip link add kpbr0 type bridge
+ip tuntap add dev kptap0 mode tap
+ip link set kptap0 master kpbr0
+ip link set kptap0 up
+ip link set kpbr0 up
+echo h >/proc/sysrq-trigger
+echo m >/proc/sysrq-trigger
+cut -d' ' -f1 /proc/modules >$W/modules
+ip link del kptap0
+ip link del kpbr0
+ip link del kpbond0
+rmmod tun bridge stp llc bonding
+echo 1 >/sys/block/zram0/reset
+rmmod zram null_blk
+dmsetup remove --noudevsync kplin
+dmsetup remove --noudevsync kpzero
+rmmod dm_zero
+rmmod scsi_debug
+losetup -d $L
+L=
+umount $W/a
+rmmod loop brd
+"""
+
+
+def kmsg_mark(text):
+    with open("/dev/kmsg", "w") as f:
+        f.write(f"<6>{MARK} {text}\n")
+
+
+def between(items, run, text_of):
+    out, on = [], False
+    for it in items:
+        t = text_of(it)
+        if t == f"{MARK} begin {run}":
+            on = True
+        elif t == f"{MARK} end {run}":
+            return out, True
+        elif on:
+            out.append(it)
+    return out, False
+
+
+def lines_of(recs):
+    """printk's ring, rebuilt from records: a fragment that continues the
+    line of the record just before it (its line start, or a fragment of the
+    same line) is part of that ring record, as printk appends it there."""
+    lines = []
+    for r in recs:
+        line = r["continues"] if r["flags"] & F_CONT else None
+        if line and lines and lines[-1]["line"] == line:
+            lines[-1]["recs"].append(r)
+        else:
+            lines.append({"line": line or r["seq"], "recs": [r]})
+    for ln in lines:
+        ln["text"] = "".join(r["text"] for r in ln["recs"])
+    return lines
+
+
+# Independent oracles: what the modules' files and the running kernel hold.
+
+def module_paths():
+    paths = {}
+    for line in open(f"{MODDIR}/modules.dep"):
+        rel = line.split(":", 1)[0]
+        name = re.sub(r"\.ko(\.xz|\.zst|\.gz)?$", "", os.path.basename(rel)).replace("-", "_")
+        paths[name] = f"{MODDIR}/{rel}"
+    return paths
+
+
+MODPATHS = module_paths()
+_ko = {}
+
+
+def ko_strings(name):
+    if name not in _ko:
+        path = MODPATHS.get(name)
+        data = b""
+        if path:
+            data = open(path, "rb").read()
+            if path.endswith(".xz"):
+                data = lzma.decompress(data)
+        _ko[name] = Strings(data)
+    return _ko[name]
+
+
+_syms = {}
+
+
+def ko_symbols(name):
+    """The symbols of a module's .ko, from nm (the file, not the kernel)."""
+    if name not in _syms:
+        path = f"{WORK}/nm.ko"
+        with open(path, "wb") as f:
+            f.write(ko_strings(name).data)
+        out = subprocess.run(["nm", "--defined-only", path], capture_output=True,
+                             text=True).stdout
+        _syms[name] = {ln.split()[-1] for ln in out.splitlines() if ln.strip()}
+    return _syms[name]
+
+
+def kallsyms():
+    syms, addr = set(), {}
+    for line in open("/proc/kallsyms"):
+        parts = line.split()
+        if len(parts) == 3:			# vmlinux: no [module]
+            syms.add(parts[2])
+            if parts[2] in ("__start_rodata", "__end_rodata"):
+                addr[parts[2]] = int(parts[0], 16)
+    return syms, addr
+
+
+def kcore_read(start, end):
+    """Bytes [start, end) of the kernel's memory, from /proc/kcore's ELF."""
+    with open("/proc/kcore", "rb") as f:
+        hdr = f.read(64)
+        phoff, = struct.unpack_from("<Q", hdr, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", hdr, 0x36)
+        f.seek(phoff)
+        phdrs = f.read(phentsize * phnum)
+        for i in range(phnum):
+            ptype, _, off, vaddr, _, filesz, _, _ = struct.unpack_from(
+                "<IIQQQQQQ", phdrs, i * phentsize)
+            if ptype == 1 and vaddr <= start and end <= vaddr + filesz:
+                f.seek(off + start - vaddr)
+                return f.read(end - start)
+    return b""
+
+
+class Strings:
+    """The NUL-terminated strings of a file or of memory, their KERN_
+    prefixes taken off as the bridge takes them off a format."""
+
+    def __init__(self, data):
+        self.data = data
+        self.set = {re.sub(rb"^(?:\x01[0-7cd])+", b"", t) if t[:1] == b"\x01" else t
+                    for t in data.split(b"\0")}
+
+    def holds(self, fmt, scan=False):
+        """Does it hold the format (one newline taken off by the bridge)?  A
+        string the linker folded into the tail of another is found only by
+        a scan; a format the record cut, only as a prefix."""
+        b = fmt.encode("utf-8", "surrogateescape")
+        if len(b) >= FORMAT_MAX - 1:
+            return scan and b in self.data
+        return b + b"\n" in self.set or b in self.set or \
+            (scan and (b + b"\n\0" in self.data or b + b"\0" in self.data))
+
+
+def function_name(fn):
+    return fn.split("+", 1)[0]
+
+
+os.makedirs(WORK, exist_ok=True)
+t0 = time.monotonic()
+vm_syms, vm_addr = kallsyms()
+rodata = b""
+if len(vm_addr) == 2:
+    rodata = kcore_read(vm_addr["__start_rodata"], vm_addr["__end_rodata"])
+check("the kernel's rodata read from /proc/kcore", len(rodata) > 1 << 20, len(rodata))
+vmlinux = Strings(rodata)
+check("brd's exit function ends in a tail call to _printk (objdump of brd.ko)",
+      re.search(r"jmp\s.*\n\s*\S+: R_X86_64_PLT32\s+_printk-0x4\s*$",
+                subprocess.run(["objdump", "-dr", "-j", ".exit.text", MODPATHS["brd"]],
+                               capture_output=True, text=True).stdout) is not None)
+print(f"# bridge-parity: {len(rodata)} bytes of rodata; oracles ready in {time.monotonic() - t0:.1f} s")
+
+for m in ("brd", "loop", "scsi_debug", "null_blk", "zram", "bonding", "bridge", "tun", "dm_zero"):
+    if os.path.isdir(f"/sys/module/{m}/sections"):
+        check(f"{m} is not loaded before the test", False)
+        finish()
+
+order_bad = 0
+for run in range(RUNS):
+    t1 = time.monotonic()
+    first = json.loads(subprocess.run(["kprint", "stats", "--json"], check=True,
+                                      capture_output=True, text=True).stdout)["next_seq"]
+    kmsg_mark(f"begin {run}")
+    wl = subprocess.run(["bash", "-c", WORKLOAD, "workload", WORK], capture_output=True, text=True)
+    kmsg_mark(f"end {run}")
+    if not check(f"run {run}: the workload ran", wl.returncode == 0,
+               [ln for ln in wl.stderr.splitlines() if not ln.startswith("+")][-5:]):
+        break
+    t2 = time.monotonic()
+    steps = [(float(m[1]), m[2]) for m in re.finditer(r"^\++ (\d+\.\d+) (.*)$", wl.stderr, re.M)]
+    slow = sorted(((b[0] - a[0], a[1][:40]) for a, b in zip(steps, steps[1:])), reverse=True)
+    print(f"# run {run}: slowest steps {[(round(t, 1), c) for t, c in slow[:6]]}")
+    dump = subprocess.run(["kprint", "dump", "--json", "--from", str(first)], capture_output=True,
+                          text=True)
+    out = [json.loads(line) for line in dump.stdout.splitlines()]
+    check(f"run {run}: kprint dump lost nothing", dump.returncode == 0 and
+          not [o for o in out if "lost" in o], [o for o in out if "lost" in o][:3])
+    recs, rec_end = between([o for o in out if o.get("source") == "printk"], run,
+                            lambda r: r["text"])
+    kms, km_end = between(kmsg_records(), run, lambda k: k["text"])
+    check(f"run {run}: both markers bridged and in /dev/kmsg", rec_end and km_end)
+    lines = lines_of(recs)
+    conts = sum(len(ln["recs"]) - 1 for ln in lines)
+    loaded = set(open(f"{WORK}/modules").read().split())
+    print(f"# run {run}: {len(kms)} /dev/kmsg lines, {len(recs)} records ({conts} joined "
+          f"fragments), workload {t2 - t1:.1f} s; modules: "
+          f"{sorted(set(r['module'] for r in recs))}")
+    check(f"run {run}: the workload logged (over 50 lines, pr_cont fragments among them)",
+          len(kms) > 50 and conts > 0, (len(kms), conts))
+
+    # One record (line) per /dev/kmsg line: by text, then in order.
+    want = sorted(k["text"] for k in kms)
+    got = sorted(ln["text"] for ln in lines)
+    check(f"run {run}: each /dev/kmsg line is exactly one bridged line", want == got,
+          ([t for t in want if t not in got][:3], [t for t in got if t not in want][:3]))
+    ordered = [ln["text"] for ln in lines] == [k["text"] for k in kms]
+    if not ordered:
+        order_bad += 1
+        i = next(i for i, (a, b) in enumerate(zip(lines, kms)) if a["text"] != b["text"])
+        print(f"# run {run}: first out of order at {i}: record seq {lines[i]['recs'][0]['seq']} "
+              f"{lines[i]['text'][:60]!r}, /dev/kmsg seq {kms[i]['seq']} {kms[i]['text'][:60]!r}")
+    check(f"run {run}: in /dev/kmsg's order", ordered)
+
+    # Fields, line by line (paired by text where the order differs).
+    pending = {}
+    for ln in lines:
+        pending.setdefault(ln["text"], []).append(ln)
+    bad = []
+    for k in kms:
+        ln = pending.get(k["text"], [None]).pop(0) if pending.get(k["text"]) else None
+        if ln is None:
+            continue
+        fields = {(r["level"], r["facility"], r["subsystem"], r["device"]) for r in ln["recs"]}
+        if fields != {(LEVELS[k["level"]], k["facility"], k.get("SUBSYSTEM", ""),
+                       k.get("DEVICE", ""))}:
+            bad.append((k["text"][:50], fields, k))
+    check(f"run {run}: level, facility, SUBSYSTEM and DEVICE as /dev/kmsg has them", not bad,
+          bad[:3])
+
+    # The module: one whose file holds the format; the only one if so.
+    wrong, fn_wrong, unique, empty_fn = [], [], 0, []
+    for r in recs:
+        # Exact for the module named; the others only by their strings.
+        strings = {m: vmlinux if m == "vmlinux" else ko_strings(m) for m in loaded | {"vmlinux"}}
+        holders = {m for m, st in strings.items() if st.holds(r["format"])}
+        unique += len(holders) == 1
+        named = vmlinux if r["module"] == "vmlinux" else ko_strings(r["module"])
+        if named.holds(r["format"], scan=True):
+            holders.add(r["module"])
+        if r["module"] not in holders:
+            wrong.append((r["text"][:50], r["format"][:40], r["module"], sorted(holders)[:5]))
+        fn = function_name(r["function"])
+        if not fn:
+            empty_fn.append((r["module"], r["text"][:40]))
+        elif fn not in (vm_syms if r["module"] == "vmlinux" else ko_symbols(r["module"])):
+            fn_wrong.append((r["text"][:50], r["module"], r["function"]))
+    print(f"# run {run}: {unique} of {len(recs)} formats held by one module only; "
+          f"no function: {empty_fn}")
+    check(f"run {run}: each record names a module whose file holds its format", not wrong,
+          wrong[:4])
+    check(f"run {run}: and a function of that module", not fn_wrong, fn_wrong[:4])
+    check(f"run {run}: most formats decide their module (held by one only)",
+          unique * 2 > len(recs), (unique, len(recs)))
+    brd = [r for r in recs if r["text"] == "brd: module unloaded"]
+    check(f"run {run}: \"brd: module unloaded\" (a tail call) names brd and no function",
+          [(r["module"], r["function"]) for r in brd] == [("brd", "")],
+          [(r["module"], r["function"]) for r in brd])
+    loop = [r for r in recs if r["text"] == "loop: module loaded"]
+    check(f"run {run}: \"loop: module loaded\" names loop, loop_init()",
+          len(loop) == 1 and loop[0]["module"] == "loop" and
+          function_name(loop[0]["function"]) == "loop_init",
+          [(r["module"], r["function"]) for r in loop])
+    print(f"# run {run}: {time.monotonic() - t1:.1f} s")
+
+print(f"# bridge-parity: {RUNS} runs, {order_bad} out of /dev/kmsg's order, "
+      f"{time.monotonic() - t0:.1f} s")
+finish()
