@@ -162,15 +162,31 @@ MODPATHS = module_paths()
 _ko = {}
 
 
+def elf_rodata(elf):
+    """The .rodata sections of an ELF file (a .ko), one after the other."""
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3a)
+    secs = [struct.unpack_from("<IIQQQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+    names = secs[shstrndx][4]
+    out = []
+    for name, stype, _, _, off, size in secs:
+        title = elf[names + name:elf.index(b"\0", names + name)]
+        if stype == 1 and re.match(rb"(\.init)?\.rodata", title):	# SHT_PROGBITS
+            out.append(elf[off:off + size])
+    return b"\0".join(out)
+
+
+def ko_file(name):
+    path = MODPATHS.get(name)
+    data = open(path, "rb").read() if path else b""
+    return lzma.decompress(data) if path and path.endswith(".xz") else data
+
+
 def ko_strings(name):
+    """The strings of a module's .rodata, from its .ko file."""
     if name not in _ko:
-        path = MODPATHS.get(name)
-        data = b""
-        if path:
-            data = open(path, "rb").read()
-            if path.endswith(".xz"):
-                data = lzma.decompress(data)
-        _ko[name] = Strings(data)
+        elf = ko_file(name)
+        _ko[name] = Strings(elf_rodata(elf) if elf else b"")
     return _ko[name]
 
 
@@ -182,7 +198,7 @@ def ko_symbols(name):
     if name not in _syms:
         path = f"{WORK}/nm.ko"
         with open(path, "wb") as f:
-            f.write(ko_strings(name).data)
+            f.write(ko_file(name))
         out = subprocess.run(["nm", "--defined-only", path], capture_output=True,
                              text=True).stdout
         _syms[name] = {ln.split()[-1] for ln in out.splitlines() if ln.strip()}
@@ -260,6 +276,11 @@ for m in ("brd", "loop", "scsi_debug", "null_blk", "zram", "bonding", "bridge", 
         check(f"{m} is not loaded before the test", False)
         finish()
 
+# The BPF printk counter, whose series count each message under the key the
+# bridge hands over with it: module and all, as the record has them.
+check("kprint formats loads the BPF counters",
+      subprocess.run(["kprint", "formats"], capture_output=True).returncode == 0)
+keys = set()
 order_bad = 0
 for run in range(RUNS):
     t1 = time.monotonic()
@@ -355,7 +376,19 @@ for run in range(RUNS):
           len(loop) == 1 and loop[0]["module"] == "loop" and
           function_name(loop[0]["function"]) == "loop_init",
           [(r["module"], r["function"]) for r in loop])
+    # The counter keeps 255 bytes of a format.
+    keys |= {(r["format"][:255], r["module"], r["subsystem"], r["level"]) for r in recs}
     print(f"# run {run}: {time.monotonic() - t1:.1f} s")
+
+formats = [json.loads(ln) for ln in subprocess.run(
+    ["kprint", "formats", "--json", "--top", "0", "--source", "printk"],
+    capture_output=True, text=True).stdout.splitlines()]
+series = {(f["format"], f["module"], f["subsystem"], f["level"]) for f in formats if "format" in f}
+check("every bridged record's format, module, subsystem and level is a BPF counter series",
+      keys and keys <= series, sorted(keys - series)[:4])
+check(f"\"brd: module unloaded\" counted {RUNS} times by the BPF counter, under module brd",
+      [(f["module"], f["count"]) for f in formats if f.get("format") == "brd: module unloaded"] ==
+      [("brd", RUNS)], [f for f in formats if f.get("format") == "brd: module unloaded"])
 
 print(f"# bridge-parity: {RUNS} runs, {order_bad} out of /dev/kmsg's order, "
       f"{time.monotonic() - t0:.1f} s")
