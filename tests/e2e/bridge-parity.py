@@ -376,15 +376,15 @@ for run in range(RUNS):
           len(loop) == 1 and loop[0]["module"] == "loop" and
           function_name(loop[0]["function"]) == "loop_init",
           [(r["module"], r["function"]) for r in loop])
-    # The counter keeps 255 bytes of a format.
-    keys |= {(r["format"][:255], r["module"], r["subsystem"], r["level"]) for r in recs}
+    keys |= {(r["format_id"], r["module"], r["subsystem"], r["level"]) for r in recs}
     print(f"# run {run}: {time.monotonic() - t1:.1f} s")
 
 formats = [json.loads(ln) for ln in subprocess.run(
     ["kprint", "formats", "--json", "--top", "0", "--source", "printk"],
     capture_output=True, text=True).stdout.splitlines()]
-series = {(f["format"], f["module"], f["subsystem"], f["level"]) for f in formats if "format" in f}
-check("every bridged record's format, module, subsystem and level is a BPF counter series",
+series = {(f["format_id"], f["module"], f["subsystem"], f["level"]) for f in formats
+          if "format_id" in f}
+check("every bridged record's format id, module, subsystem and level is a BPF counter series",
       keys and keys <= series, sorted(keys - series)[:4])
 check(f"\"brd: module unloaded\" counted {RUNS} times by the BPF counter, under module brd",
       [(f["module"], f["count"]) for f in formats if f.get("format") == "brd: module unloaded"] ==
