@@ -162,18 +162,35 @@ MODPATHS = module_paths()
 _ko = {}
 
 
-def elf_rodata(elf):
-    """The .rodata sections of an ELF file (a .ko), one after the other."""
+def elf_sections(elf):
+    """An ELF file's sections: (name, type, link, data), by index."""
     shoff, = struct.unpack_from("<Q", elf, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3a)
-    secs = [struct.unpack_from("<IIQQQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+    secs = [struct.unpack_from("<IIQQQQI", elf, shoff + i * shentsize) for i in range(shnum)]
     names = secs[shstrndx][4]
-    out = []
-    for name, stype, _, _, off, size in secs:
-        title = elf[names + name:elf.index(b"\0", names + name)]
-        if stype == 1 and re.match(rb"(\.init)?\.rodata", title):	# SHT_PROGBITS
-            out.append(elf[off:off + size])
-    return b"\0".join(out)
+    return [(elf[names + name:elf.index(b"\0", names + name)], stype, link, elf[off:off + size])
+            for name, stype, _, _, off, size, link in secs]
+
+
+def elf_rodata(elf):
+    """The .rodata sections of an ELF file (a .ko), one after the other."""
+    return b"\0".join(data for name, stype, _, data in elf_sections(elf)
+                      if stype == 1 and re.match(rb"(\.init)?\.rodata", name))
+
+
+def elf_symbols(elf):
+    """The names of the symbols an ELF file (a .ko) defines."""
+    secs = elf_sections(elf)
+    out = set()
+    for _, stype, link, data in secs:
+        if stype != 2:					# SHT_SYMTAB
+            continue
+        strtab = secs[link][3]
+        for i in range(0, len(data), 24):
+            name, _, _, shndx = struct.unpack_from("<IBBH", data, i)
+            if shndx and name:
+                out.add(strtab[name:strtab.index(b"\0", name)].decode())
+    return out
 
 
 def ko_file(name):
@@ -194,14 +211,9 @@ _syms = {}
 
 
 def ko_symbols(name):
-    """The symbols of a module's .ko, from nm (the file, not the kernel)."""
+    """The symbols of a module's .ko (the file, not the kernel)."""
     if name not in _syms:
-        path = f"{WORK}/nm.ko"
-        with open(path, "wb") as f:
-            f.write(ko_file(name))
-        out = subprocess.run(["nm", "--defined-only", path], capture_output=True,
-                             text=True).stdout
-        _syms[name] = {ln.split()[-1] for ln in out.splitlines() if ln.strip()}
+        _syms[name] = elf_symbols(ko_file(name))
     return _syms[name]
 
 
@@ -260,16 +272,23 @@ def function_name(fn):
 os.makedirs(WORK, exist_ok=True)
 t0 = time.monotonic()
 vm_syms, vm_addr = kallsyms()
+t_syms = time.monotonic()
 rodata = b""
 if len(vm_addr) == 2:
     rodata = kcore_read(vm_addr["__start_rodata"], vm_addr["__end_rodata"])
 check("the kernel's rodata read from /proc/kcore", len(rodata) > 1 << 20, len(rodata))
+t_kcore = time.monotonic()
 vmlinux = Strings(rodata)
+t_strings = time.monotonic()
+with open(f"{WORK}/brd.ko", "wb") as f:
+    f.write(ko_file("brd"))
 check("brd's exit function ends in a tail call to _printk (objdump of brd.ko)",
       re.search(r"jmp\s.*\n\s*\S+: R_X86_64_PLT32\s+_printk-0x4\s*$",
-                subprocess.run(["objdump", "-dr", "-j", ".exit.text", MODPATHS["brd"]],
+                subprocess.run(["objdump", "-dr", "-j", ".exit.text", f"{WORK}/brd.ko"],
                                capture_output=True, text=True).stdout) is not None)
-print(f"# bridge-parity: {len(rodata)} bytes of rodata; oracles ready in {time.monotonic() - t0:.1f} s")
+print(f"# bridge-parity: {len(rodata)} bytes of rodata; oracles ready in {time.monotonic() - t0:.1f} s "
+      f"(kallsyms {t_syms - t0:.1f} s, kcore {t_kcore - t_syms:.1f} s, "
+      f"strings {t_strings - t_kcore:.1f} s)")
 
 for m in ("brd", "loop", "scsi_debug", "null_blk", "zram", "bonding", "bridge", "tun", "dm_zero"):
     if os.path.isdir(f"/sys/module/{m}/sections"):
