@@ -44,12 +44,12 @@
  * without a valid hint the exported unwinder, started from the registers
  * ftrace saved and stopped at the caller (elsewhere stack_trace_save());
  * sprint_symbol() cached per return address (__module_address() is not
- * exported).  But a format in a module's memory names that module, and the
- * caller then names the function only if it is in the same module: a
- * function that ends in a tail call to printk leaves its own caller's
- * return address (see kprint_bridge_named()).  The format's length, id
- * and module are cached per format pointer when it is read-only (a string
- * literal).  The record is committed
+ * exported).  But a function that ends in a tail call to printk leaves
+ * its own caller's return address: the caller names the function only if
+ * the instruction before its return address calls into the printk core,
+ * and the module only if the format is not in another module's memory
+ * (see kprint_bridge_named()).  The format's length, id and module are
+ * cached per format pointer when it is read-only (a string literal).  The record is committed
  * like every kprint record, but not echoed back to printk, and handed to
  * the BPF printk counter (kprint_handoff.c), once per message seen, stored
  * or not.
@@ -271,6 +271,8 @@ MODULE_PARM_DESC(backlog,
  * @ready: the other fields are filled in (set with release)
  * @core: inside the printk core (or unknown): keep unwinding
  * @store: inside vprintk_store(), the hooked function
+ * @direct: the instruction before @ip calls into the printk core directly:
+ *	the function at @ip printed (kprint_bridge_calls_core())
  * @function: "symbol+off/size", as %pS prints it without the module
  * @module: the module, "vmlinux" for the core kernel
  * @function_len: strlen() of @function
@@ -283,6 +285,7 @@ struct kprint_bridge_site {
 	bool ready;
 	bool core;
 	bool store;
+	bool direct;
 	char function[KPRINT_TAG_MAX];
 	char module[KPRINT_TAG_MAX];
 	u8 function_len;
@@ -351,6 +354,37 @@ static u64 kprint_bridge_tags_id(const char *module, size_t len)
 	return kprint_fnv1a64_add(kprint_fnv1a64_mem("", 1), module, len + 1);
 }
 
+/*
+ * Does the instruction before return address @ip call a function of the
+ * printk core (a direct call, "e8 rel32", to one of kprint_bridge_core_fns)?
+ * If not, the function at @ip did not print: it called one that ended in a
+ * tail call to printk, or printk through a pointer.  A function called
+ * through its call-depth thunk (__pfx_ padding, 6.2+) counts as itself.
+ * Uses @sym (KSYM_SYMBOL_LEN bytes).
+ */
+static bool kprint_bridge_calls_core(unsigned long ip, char *sym)
+{
+#ifdef CONFIG_X86
+	const char *name = sym, *plus;
+	u8 insn[5];
+	s32 rel;
+
+	if (copy_from_kernel_nofault(insn, (void *)(ip - sizeof(insn)),
+				     sizeof(insn)) || insn[0] != 0xe8)
+		return false;
+	memcpy(&rel, insn + 1, sizeof(rel));
+	sprint_symbol(sym, ip + rel);
+	plus = strchr(sym, '+');
+	if (!plus || strstr(sym, " ["))
+		return false;
+	if (!strncmp(name, "__pfx_", strlen("__pfx_")))
+		name += strlen("__pfx_");
+	return plus > name && kprint_bridge_is_core(name, plus - name, NULL);
+#else
+	return true;
+#endif
+}
+
 /* Fills @site from sprint_symbol(), using @sym (KSYM_SYMBOL_LEN bytes). */
 static void kprint_bridge_resolve(unsigned long ip, char *sym,
 				  struct kprint_bridge_site *site)
@@ -376,6 +410,8 @@ static void kprint_bridge_resolve(unsigned long ip, char *sym,
 	site->function_len = strlen(site->function);
 	site->module_len = strlen(site->module);
 	site->tags_id = kprint_bridge_tags_id(site->module, site->module_len);
+	/* Last: it reuses @sym. */
+	site->direct = !site->core && kprint_bridge_calls_core(ip, sym);
 }
 
 /*
@@ -436,14 +472,16 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
 
 /**
  * struct kprint_bridge_owner - the module whose memory holds a format
- * @module: its name; empty if the format is not in a module's memory
- *	(the kernel image, a buffer): the caller then names the module
+ * @module: its name, "vmlinux" for the kernel image; empty if the format
+ *	is in neither (a buffer): the caller then names the module
  * @module_len: strlen() of @module
+ * @image: it is the kernel image's
  * @tags_id: as struct kprint_bridge_site's
  */
 struct kprint_bridge_owner {
 	char module[MODULE_NAME_LEN];
 	u8 module_len;
+	bool image;
 	u64 tags_id;
 };
 
@@ -457,8 +495,28 @@ static bool kprint_bridge_in_module_area(unsigned long addr)
 #endif
 }
 
+/* The kernel image's mapping, just below the modules'. */
+static bool kprint_bridge_in_image(unsigned long addr)
+{
+#ifdef CONFIG_X86_64
+	return addr >= __START_KERNEL_map && addr < MODULES_VADDR;
+#else
+	return false;
+#endif
+}
+
+static void kprint_bridge_owner_set(struct kprint_bridge_owner *o,
+				    const char *name, bool image)
+{
+	strscpy(o->module, name, sizeof(o->module));
+	o->module_len = strlen(o->module);
+	o->image = image;
+	o->tags_id = kprint_bridge_tags_id(o->module, o->module_len);
+}
+
 /*
- * Fills @o with the module whose memory holds @addr, or leaves it empty.
+ * Fills @o with the module whose memory holds @addr ("vmlinux" for the
+ * kernel image), or leaves it empty.
  * The list has no exported head: it is walked round from kprint.ko's own
  * entry, and the head is the one entry outside the module area.  Needs
  * preemption off (RCU-sched, as __module_address()): a module is freed
@@ -472,6 +530,8 @@ static void kprint_bridge_owner_find(unsigned long addr,
 
 	o->module_len = 0;
 	o->module[0] = '\0';
+	if (kprint_bridge_in_image(addr))
+		kprint_bridge_owner_set(o, "vmlinux", true);
 	if (!kprint_bridge_in_module_area(addr))
 		return;
 	do {
@@ -479,10 +539,7 @@ static void kprint_bridge_owner_find(unsigned long addr,
 			mod = list_entry(pos, struct module, list);
 			if (READ_ONCE(mod->state) != MODULE_STATE_UNFORMED &&
 			    within_module(addr, mod)) {
-				strscpy(o->module, mod->name, sizeof(o->module));
-				o->module_len = strlen(o->module);
-				o->tags_id = kprint_bridge_tags_id(o->module,
-								   o->module_len);
+				kprint_bridge_owner_set(o, mod->name, false);
 				return;
 			}
 		}
@@ -1339,11 +1396,15 @@ static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_site_tmp);
 static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_named_tmp);
 
 /*
- * What the record of @m names: its caller; but where the format lies in a
- * module, that module, with the caller's function only if the caller is in
- * it too.  A function that ends in a tail call to printk leaves its own
- * caller's return address, which then names another module, or the same
- * one (a caller in it): there the function named is the caller's.
+ * What the record of @m names.  The caller, if it called into the printk
+ * core itself (@direct), and the format is the kernel image's (a core
+ * helper's own format, print_hex_dump()'s: its caller is named), or in no
+ * module's memory, or in the caller's module.  Otherwise whoever holds the
+ * format, without a function: a format in a module other than the
+ * caller's, or a caller that did not call printk (the function at its
+ * return address called one that ended in a tail call to printk, as
+ * brd_exit() does).  A format nobody holds (a buffer) then leaves the
+ * caller's module.
  */
 static const struct kprint_bridge_site *
 kprint_bridge_named(const struct kprint_bridge_msg *m,
@@ -1352,16 +1413,26 @@ kprint_bridge_named(const struct kprint_bridge_msg *m,
 	const struct kprint_bridge_owner *o = m->owner;
 	struct kprint_bridge_site *named;
 
-	if (!o || (caller && caller->tags_id == o->tags_id &&
-		   caller->module_len == o->module_len &&
-		   !memcmp(caller->module, o->module, o->module_len)))
+	if (caller && caller->direct &&
+	    (!o || o->image || (caller->tags_id == o->tags_id &&
+				caller->module_len == o->module_len &&
+				!memcmp(caller->module, o->module,
+					o->module_len))))
 		return caller;
+	if (!o && !caller)
+		return NULL;
 	named = this_cpu_ptr(&kprint_bridge_named_tmp);
 	named->function[0] = '\0';
 	named->function_len = 0;
-	memcpy(named->module, o->module, o->module_len + 1);
-	named->module_len = o->module_len;
-	named->tags_id = o->tags_id;
+	if (!o) {
+		memcpy(named->module, caller->module, caller->module_len + 1);
+		named->module_len = caller->module_len;
+		named->tags_id = caller->tags_id;
+	} else {
+		memcpy(named->module, o->module, o->module_len + 1);
+		named->module_len = o->module_len;
+		named->tags_id = o->tags_id;
+	}
 	return named;
 }
 
