@@ -49,10 +49,10 @@
  * the instruction before its return address calls into the printk core,
  * and the module only if the format is not in another module's memory
  * (see kprint_bridge_named()).  The format's length, id and module are
- * cached per format pointer when it is read-only (a string literal).  The record is committed
- * like every kprint record, but not echoed back to printk, and handed to
- * the BPF printk counter (kprint_handoff.c), once per message seen, stored
- * or not.
+ * cached per format pointer when it is read-only (a string literal).  The
+ * record is committed like every kprint record, but not echoed back to
+ * printk, and handed to the BPF printk counter (kprint_handoff.c), once
+ * per message seen, stored or not.
  *
  * **pr_cont().**  A fragment (KERN_CONT) is a record of its own, flagged
  * KPRINT_RECORD_F_CONT, whose @continues is the seq of the record that
@@ -467,7 +467,8 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
  * caller's return address, in another module or in the kernel.
  * __module_address() is not exported: the bridge walks the module list
  * itself, as that function does, only for a format in the module area and
- * only once per format pointer the format cache keeps.
+ * only once per format pointer the format cache keeps.  The kernel image
+ * is told by its address range alone.
  */
 
 /**
@@ -571,7 +572,7 @@ static void kprint_bridge_owner_find(unsigned long addr,
  *	format also ends its line and is stored whole
  * @wrap: which of kprint_bridge_wrappers it is, or -1: no message whose
  *	format the cache knows is compared with them again
- * @owner: the module whose rodata holds it, if it is a module's
+ * @owner: the module whose rodata holds it, or the kernel image
  */
 struct kprint_bridge_format {
 	unsigned long key;
@@ -1157,8 +1158,8 @@ static int kprint_bridge_wrap_index(const char *fmt)
  * @format_id: FNV-1a 64 of those @format_len bytes
  * @format_args: the arguments of @format
  * @plan: @format's plan if the format cache has it, else NULL
- * @owner: the module whose memory holds @format, or NULL: then the caller
- *	names the module
+ * @owner: the module whose memory holds @format ("vmlinux" for the kernel
+ *	image), or NULL (a buffer): then the caller names the module
  * @caller: what the record names (module, function), once
  *	kprint_bridge_store() found it, else NULL
  */
