@@ -31,12 +31,11 @@ import sys
 import time
 
 sys.path.insert(0, "tests/e2e")
-from lib import check, finish, kmsg_records, sized  # noqa: E402
+from lib import check, finish, kmsg_records, kmsg_write, printk_lines, sized  # noqa: E402
 
 RUNS = int(os.environ.get("KPRINT_PARITY_RUNS", sized(3, 10)))
 MARK = "kprint bridge-parity:"
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
-F_CONT = 8
 FORMAT_MAX = 256		# KPRINT_FORMAT_MAX: a longer format is cut
 WORK = "/tmp/bridge-parity"
 KVER = os.uname().release
@@ -113,11 +112,6 @@ rmmod loop brd
 """
 
 
-def kmsg_mark(text):
-    with open("/dev/kmsg", "w") as f:
-        f.write(f"<6>{MARK} {text}\n")
-
-
 def between(items, run, text_of):
     out, on = [], False
     for it in items:
@@ -129,22 +123,6 @@ def between(items, run, text_of):
         elif on:
             out.append(it)
     return out, False
-
-
-def lines_of(recs):
-    """printk's ring, rebuilt from records: a fragment that continues the
-    line of the record just before it (its line start, or a fragment of the
-    same line) is part of that ring record, as printk appends it there."""
-    lines = []
-    for r in recs:
-        line = r["continues"] if r["flags"] & F_CONT else None
-        if line and lines and lines[-1]["line"] == line:
-            lines[-1]["recs"].append(r)
-        else:
-            lines.append({"line": line or r["seq"], "recs": [r]})
-    for ln in lines:
-        ln["text"] = "".join(r["text"] for r in ln["recs"])
-    return lines
 
 
 # Independent oracles: what the modules' files and the running kernel hold.
@@ -355,9 +333,9 @@ for run in range(RUNS):
     t1 = time.monotonic()
     first = json.loads(subprocess.run(["kprint", "stats", "--json"], check=True,
                                       capture_output=True, text=True).stdout)["next_seq"]
-    kmsg_mark(f"begin {run}")
+    kmsg_write(f"{MARK} begin {run}")
     wl = subprocess.run(["bash", "-c", WORKLOAD, "workload", WORK], capture_output=True, text=True)
-    kmsg_mark(f"end {run}")
+    kmsg_write(f"{MARK} end {run}")
     if not check(f"run {run}: the workload ran", wl.returncode == 0,
                [ln for ln in wl.stderr.splitlines() if not ln.startswith("+")][-5:]):
         break
@@ -374,7 +352,7 @@ for run in range(RUNS):
                             lambda r: r["text"])
     kms, km_end = between(kmsg_records(), run, lambda k: k["text"])
     check(f"run {run}: both markers bridged and in /dev/kmsg", rec_end and km_end)
-    lines = lines_of(recs)
+    lines = printk_lines(recs)
     conts = sum(len(ln["recs"]) - 1 for ln in lines)
     loaded = set(open(f"{WORK}/modules").read().split())
     print(f"# run {run}: {len(kms)} /dev/kmsg lines, {len(recs)} records ({conts} joined "
