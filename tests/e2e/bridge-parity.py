@@ -11,12 +11,15 @@ Then every /dev/kmsg line between the markers has exactly one kprint record
 (pr_cont() fragments joined to the record before where they continue its
 line, as printk's ring joins them), with the same text, level, facility,
 SUBSYSTEM and DEVICE, in /dev/kmsg's order; and the module each record names
-is one whose own file holds its format: the module's .ko (found through
-modules.dep), or for vmlinux the kernel's rodata as /proc/kcore shows it.
-Where only one of them holds the format, that one is named.  The function
-named is a symbol of that module (nm of the .ko, /proc/kallsyms).  brd's
-exit function ends in a tail call to printk (checked with objdump): its
-"brd: module unloaded" names brd, and no function.
+is one whose own file holds its format: the .rodata of the module's .ko
+(found through modules.dep), or for vmlinux the kernel's rodata as
+/proc/kcore shows it.  Where only one of them holds the format, that one is
+named.  The function named is a symbol of that module (the .ko's symbol
+table, /proc/kallsyms), and in a module one whose code refers to the format
+(the .ko's relocations).  brd's exit function ends in a tail call to printk
+(checked with objdump): its "brd: module unloaded" names brd, and no
+function.  The BPF printk counter has a series for every record's format
+id, module, subsystem and level.
 
 The workload runs KPRINT_PARITY_RUNS times in a row (3, 10 in make soak):
 printk's order between CPUs is raced, so a single run proves little.
@@ -314,9 +317,9 @@ check("brd's exit function ends in a tail call to _printk (objdump of brd.ko)",
       re.search(r"jmp\s.*\n\s*\S+: R_X86_64_PLT32\s+_printk-0x4\s*$",
                 subprocess.run(["objdump", "-dr", "-j", ".exit.text", f"{WORK}/brd.ko"],
                                capture_output=True, text=True).stdout) is not None)
-print(f"# bridge-parity: {len(rodata)} bytes of rodata; oracles ready in {time.monotonic() - t0:.1f} s "
-      f"(kallsyms {t_syms - t0:.1f} s, kcore {t_kcore - t_syms:.1f} s, "
-      f"strings {t_strings - t_kcore:.1f} s)")
+print(f"# bridge-parity: {len(rodata)} bytes of rodata; oracles ready in "
+      f"{time.monotonic() - t0:.1f} s (kallsyms {t_syms - t0:.1f} s, "
+      f"kcore {t_kcore - t_syms:.1f} s, strings {t_strings - t_kcore:.1f} s)")
 
 for m in ("brd", "loop", "scsi_debug", "null_blk", "zram", "bonding", "bridge", "tun", "dm_zero"):
     if os.path.isdir(f"/sys/module/{m}/sections"):
@@ -369,9 +372,11 @@ for run in range(RUNS):
     ordered = [ln["text"] for ln in lines] == [k["text"] for k in kms]
     if not ordered:
         order_bad += 1
-        i = next(i for i, (a, b) in enumerate(zip(lines, kms)) if a["text"] != b["text"])
+        i = next((i for i, (a, b) in enumerate(zip(lines, kms)) if a["text"] != b["text"]),
+                 min(len(lines), len(kms)) - 1)
         print(f"# run {run}: first out of order at {i}: record seq {lines[i]['recs'][0]['seq']} "
-              f"{lines[i]['text'][:60]!r}, /dev/kmsg seq {kms[i]['seq']} {kms[i]['text'][:60]!r}")
+              f"{lines[i]['text'][:60]!r}, /dev/kmsg seq {kms[i]['seq']} "
+              f"{kms[i]['text'][:60]!r}")
     check(f"run {run}: in /dev/kmsg's order", ordered)
 
     # Fields, line by line (paired by text where the order differs).
@@ -392,9 +397,10 @@ for run in range(RUNS):
 
     # The module: one whose file holds the format; the only one if so.
     wrong, fn_wrong, unique, empty_fn, referred = [], [], 0, [], 0
+    strings = {m: ko_strings(m) for m in loaded}
+    strings["vmlinux"] = vmlinux
     for r in recs:
         # Exact for the module named; the others only by their strings.
-        strings = {m: vmlinux if m == "vmlinux" else ko_strings(m) for m in loaded | {"vmlinux"}}
         holders = {m for m, st in strings.items() if st.holds(r["format"])}
         unique += len(holders) == 1
         named = vmlinux if r["module"] == "vmlinux" else ko_strings(r["module"])
