@@ -334,18 +334,6 @@ bool kprint_own_printk(void)
 	       BIT(interrupt_context_level());
 }
 
-/**
- * kprint_own_printk_at() - is this CPU inside one of kprint's own printk
- *	calls at an interrupt context level?
- * @level: 0 task, 1 softirq, 2 hardirq, 3 NMI (interrupt_context_level())
- *
- * Context: Any context, preemption off.
- */
-bool kprint_own_printk_at(unsigned int level)
-{
-	return this_cpu_read(kprint_own_printk_ctx) & BIT(level);
-}
-
 __printf(2, 3)
 static void kprint_echo_printf(int level, const char *fmt, ...)
 {

@@ -30,7 +30,6 @@ void kprint_trace_record(const char *format, u64 format_id, u32 level,
 void kprint_own_printk_begin(void);
 void kprint_own_printk_end(void);
 bool kprint_own_printk(void);
-bool kprint_own_printk_at(unsigned int level);
 
 void kprint_count_dropped(unsigned int n);
 void kprint_get_stats(struct kprint_stats *st);

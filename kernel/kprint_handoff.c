@@ -41,7 +41,6 @@
 #include <linux/string.h>
 
 #include "kprint_bridge.h"
-#include "kprint_core.h"
 #include "kprint_record.h"
 
 static struct kprint_handoff_block *kprint_handoff_blocks;
@@ -176,10 +175,10 @@ void kprint_handoff_echo_end(struct kprint_handoff_head *h)
 }
 
 /*
- * This CPU's slots, on it, with interrupts off (an IPI): but the slot of
- * an echo interrupted between writing it and its vprintk_store() (its
- * level still marked as kprint's own printk), which the echo withdraws
- * itself; cleared, that echo would count as a plain printk "%s".
+ * This CPU's slots, on it, with interrupts off (an IPI), except an echo's:
+ * the echo withdraws its slot itself (kprint_handoff_echo_end()), and one
+ * interrupted between writing it and its vprintk_store() would count as a
+ * plain printk "%s" if its slot were cleared here.
  */
 static void kprint_handoff_clear_cpu(void *unused)
 {
@@ -188,7 +187,7 @@ static void kprint_handoff_clear_cpu(void *unused)
 	unsigned int level;
 
 	for (level = 0; level < KPRINT_HANDOFF_CONTEXTS; level++)
-		if (!kprint_own_printk_at(level))
+		if (!(READ_ONCE(blk[level].head.flags) & KPRINT_HANDOFF_F_ECHO))
 			WRITE_ONCE(blk[level].head.task, 0);
 }
 
