@@ -13,7 +13,9 @@
  *                    /dev/kmsg writes, NMI and recursive printk): under the key
  *                    kprint.ko's bridge handed over for it (the record's
  *                    format id, level, subsystem and module) when it
- *                    bridged it, else under the key computed here (no tags)
+ *                    bridged it, else under the key computed here (no tags);
+ *                    but kprint's own echo of a record, which counts as
+ *                    that record in kprint_formats, only in a total
  *   ratelimit_suppressed  calls ___ratelimit() refused, per state and
  *                    caller name: by kprint.ko's kretprobe through a kprobe
  *                    on its kprint_trace_ratelimit() when it is loaded, else
@@ -24,8 +26,10 @@
  *
  * One hook per printk message, whether kprint.ko is loaded or not: the
  * bridge runs no program, its hook on vprintk_store()'s entry writes a slot
- * that the return of the same call reads (include/kprint_handoff.h), so kprint.ko loading, unloading or
- * switching the bridge cannot make a message count twice or not at all.
+ * that the return of the same call reads (include/kprint_handoff.h), and
+ * so does kprint's echo of a record right before its printk, so kprint.ko
+ * loading, unloading or switching the bridge cannot make a message count
+ * twice or not at all.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -399,9 +403,9 @@ static __always_inline int handoff_match(const struct kprint_handoff_head *h,
 }
 
 /*
- * The slot kprint.ko's bridge wrote for this call, copied to @h: its CPU's
- * block at its context level @ctx holds the last message's, which is this
- * call's if the key matches (include/kprint_handoff.h).  Returns the
+ * The slot kprint.ko's bridge, or its echo, wrote for this call, copied to
+ * @h: its CPU's block at its context level @ctx holds the last message's,
+ * which is this call's if the key matches (include/kprint_handoff.h).  Returns the
  * block's kernel address, or 0 if the slot is not this call's: no bridge,
  * the bridge did not see the message, or its task moved to another CPU in
  * between.
@@ -578,8 +582,11 @@ int BPF_PROG(printk_count, int facility, int level, const struct dev_printk_info
 		count_bridged(&h, t, blk, ctx_level);
 		return 0;
 	}
-	if (blk)
+	/* kprint's own echo: counted as its record, in kprint_formats. */
+	if (blk && (h.head.flags & KPRINT_HANDOFF_F_ECHO)) {
 		__sync_fetch_and_add(&t->printk_echo, 1);
+		return 0;
+	}
 
 	s = scratch_at(ctx_level);
 	if (!s)

@@ -61,7 +61,11 @@ struct kprint_counter_totals {
 	__u64 kprint_records;	/* kprint records seen */
 	__u64 printk_plain;	/* printk messages counted under the plain key */
 	__u64 printk_bridged;	/* printk messages counted under the bridge's key */
-	__u64 printk_echo;	/* of printk_plain, kprint.ko's own echoes */
+	/*
+	 * kprint.ko's own echoes of its records: printk messages too, but
+	 * counted as their records (kprint_formats), not in printk_formats.
+	 */
+	__u64 printk_echo;
 	__u64 printk_unreadable; /* messages whose format could not be read */
 	/*
 	 * Slots of the bridge found but reused while being read (a task

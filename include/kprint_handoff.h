@@ -8,9 +8,12 @@
  * vprintk_store(), whether kprint.ko is loaded or not.  While the bridge's
  * hook on vprintk_store()'s entry is registered, it writes a slot for
  * every message it sees, inside that very call, saying under which key
- * the message counts (format id, tags, level as stored) or that it is
- * kprint's own echo; the return finds the slot of its own call and counts
- * under that key, or without one under the plain key it computes itself.
+ * the message counts (format id, tags, level as stored); kprint's own
+ * echo of a record writes one itself, right before its vprintk_emit(),
+ * bridge or not, saying that it is the echo.  The return finds the slot of
+ * its own call and counts under that key (the echo only in a total: its
+ * record counted it), or without one under the plain key it computes
+ * itself.
  * No program runs on kprint.ko's side, so kprint.ko loading, unloading
  * and switching the bridge can neither double nor lose a count.
  *
@@ -40,8 +43,14 @@
 #define KPRINT_HANDOFF_CONTEXTS	4	/* task, softirq, hardirq, NMI */
 #define KPRINT_HANDOFF_TAGS	80	/* "subsystem\0module\0", cut */
 
-/* The message counts under the slot's key (else: kprint's own echo). */
+/* The message counts under the slot's key. */
 #define KPRINT_HANDOFF_F_BRIDGED	1U
+/*
+ * kprint's own echo of a record, which counts as that record (kprint
+ * formats), not again as a printk: only in the echo total.  Written by the
+ * echo itself, with the bridge on or off (kernel/kprint_handoff.c).
+ */
+#define KPRINT_HANDOFF_F_ECHO		2U
 
 /* A slot's part that a reader compares, then counts with. */
 struct kprint_handoff_head {
@@ -55,7 +64,7 @@ struct kprint_handoff_head {
 	__u64 tags_id;		/* FNV-1a 64 of the used bytes of tags */
 	__u32 level;		/* the level printk stores */
 	__u32 class;		/* KPRINT_CLASS_NONE */
-	__u32 flags;		/* KPRINT_HANDOFF_F_* */
+	__u32 flags;		/* KPRINT_HANDOFF_F_*: one of them */
 	__u32 format_len;	/* bytes of the format at @format */
 	__u64 format;		/* the caller's format, valid during the call */
 };

@@ -44,11 +44,15 @@
  * without a valid hint the exported unwinder, started from the registers
  * ftrace saved and stopped at the caller (elsewhere stack_trace_save());
  * sprint_symbol() cached per return address (__module_address() is not
- * exported).  The format's length and id are cached per format pointer
- * when it is read-only (a string literal).  The record is committed
- * like every kprint record, but not echoed back to printk, and handed to
- * the BPF printk counter (kprint_handoff.c), once per message seen, stored
- * or not.
+ * exported).  But a function that ends in a tail call to printk leaves
+ * its own caller's return address: the caller names the function only if
+ * the instruction before its return address calls into the printk core,
+ * and the module only if the format is not in another module's memory
+ * (see kprint_bridge_named()).  The format's length, id and module are
+ * cached per format pointer when it is read-only (a string literal).  The
+ * record is committed like every kprint record, but not echoed back to
+ * printk, and handed to the BPF printk counter (kprint_handoff.c), once
+ * per message seen, stored or not.
  *
  * **pr_cont().**  A fragment (KERN_CONT) is a record of its own, flagged
  * KPRINT_RECORD_F_CONT, whose @continues is the seq of the record that
@@ -309,6 +313,8 @@ MODULE_PARM_DESC(backlog,
  * @ready: the other fields are filled in (set with release)
  * @core: inside the printk core (or unknown): keep unwinding
  * @store: inside vprintk_store(), the hooked function
+ * @direct: the instruction before @ip calls into the printk core directly:
+ *	the function at @ip printed (kprint_bridge_calls_core())
  * @function: "symbol+off/size", as %pS prints it without the module
  * @module: the module, "vmlinux" for the core kernel
  * @function_len: strlen() of @function
@@ -321,6 +327,7 @@ struct kprint_bridge_site {
 	bool ready;
 	bool core;
 	bool store;
+	bool direct;
 	char function[KPRINT_TAG_MAX];
 	char module[KPRINT_TAG_MAX];
 	u8 function_len;
@@ -383,6 +390,43 @@ static bool kprint_bridge_is_core(const char *name, size_t len,
 	return false;
 }
 
+/* The tags id of a message without a subsystem: NUL, @module, NUL. */
+static u64 kprint_bridge_tags_id(const char *module, size_t len)
+{
+	return kprint_fnv1a64_add(kprint_fnv1a64_mem("", 1), module, len + 1);
+}
+
+/*
+ * Does the instruction before return address @ip call a function of the
+ * printk core (a direct call, "e8 rel32", to one of kprint_bridge_core_fns)?
+ * If not, the function at @ip did not print: it called one that ended in a
+ * tail call to printk, or printk through a pointer.  A function called
+ * through its call-depth thunk (__pfx_ padding, 6.2+) counts as itself.
+ * Uses @sym (KSYM_SYMBOL_LEN bytes).
+ */
+static bool kprint_bridge_calls_core(unsigned long ip, char *sym)
+{
+#ifdef CONFIG_X86
+	const char *name = sym, *plus;
+	u8 insn[5];
+	s32 rel;
+
+	if (copy_from_kernel_nofault(insn, (void *)(ip - sizeof(insn)),
+				     sizeof(insn)) || insn[0] != 0xe8)
+		return false;
+	memcpy(&rel, insn + 1, sizeof(rel));
+	sprint_symbol(sym, ip + rel);
+	plus = strchr(sym, '+');
+	if (!plus || strstr(sym, " ["))
+		return false;
+	if (!strncmp(name, "__pfx_", strlen("__pfx_")))
+		name += strlen("__pfx_");
+	return plus > name && kprint_bridge_is_core(name, plus - name, NULL);
+#else
+	return true;
+#endif
+}
+
 /* Fills @site from sprint_symbol(), using @sym (KSYM_SYMBOL_LEN bytes). */
 static void kprint_bridge_resolve(unsigned long ip, char *sym,
 				  struct kprint_bridge_site *site)
@@ -407,8 +451,9 @@ static void kprint_bridge_resolve(unsigned long ip, char *sym,
 	strscpy(site->module, module ?: "vmlinux", sizeof(site->module));
 	site->function_len = strlen(site->function);
 	site->module_len = strlen(site->module);
-	site->tags_id = kprint_fnv1a64_add(kprint_fnv1a64_mem("", 1),
-					   site->module, site->module_len + 1);
+	site->tags_id = kprint_bridge_tags_id(site->module, site->module_len);
+	/* Last: it reuses @sym. */
+	site->direct = !site->core && kprint_bridge_calls_core(ip, sym);
 }
 
 /*
@@ -457,6 +502,95 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
 }
 
 /*
+ * The module a format belongs to.  A format is a string literal in the
+ * rodata of the code that printed it, so where it lies says whose message
+ * it is even when the return address does not: a function that ends in a
+ * tail call to printk (brd_exit() does: "jmp _printk") leaves its
+ * caller's return address, in another module or in the kernel.
+ * __module_address() is not exported: the bridge walks the module list
+ * itself, as that function does, only for a format in the module area and
+ * only once per format pointer the format cache keeps.  The kernel image
+ * is told by its address range alone.
+ */
+
+/**
+ * struct kprint_bridge_owner - the module whose memory holds a format
+ * @module: its name, "vmlinux" for the kernel image; empty if the format
+ *	is in neither (a buffer): the caller then names the module
+ * @module_len: strlen() of @module
+ * @image: it is the kernel image's
+ * @tags_id: as struct kprint_bridge_site's
+ */
+struct kprint_bridge_owner {
+	char module[MODULE_NAME_LEN];
+	u8 module_len;
+	bool image;
+	u64 tags_id;
+};
+
+/* Where modules live: their text, rodata and data (x86-64's layout). */
+static bool kprint_bridge_in_module_area(unsigned long addr)
+{
+#ifdef CONFIG_X86_64
+	return addr >= MODULES_VADDR && addr < MODULES_END;
+#else
+	return false;
+#endif
+}
+
+/* The kernel image's mapping, just below the modules'. */
+static bool kprint_bridge_in_image(unsigned long addr)
+{
+#ifdef CONFIG_X86_64
+	return addr >= __START_KERNEL_map && addr < MODULES_VADDR;
+#else
+	return false;
+#endif
+}
+
+static void kprint_bridge_owner_set(struct kprint_bridge_owner *o,
+				    const char *name, bool image)
+{
+	strscpy(o->module, name, sizeof(o->module));
+	o->module_len = strlen(o->module);
+	o->image = image;
+	o->tags_id = kprint_bridge_tags_id(o->module, o->module_len);
+}
+
+/*
+ * Fills @o with the module whose memory holds @addr ("vmlinux" for the
+ * kernel image), or leaves it empty.
+ * The list has no exported head: it is walked round from kprint.ko's own
+ * entry, and the head is the one entry outside the module area.  Needs
+ * preemption off (RCU-sched, as __module_address()): a module is freed
+ * only after a grace period once off the list.
+ */
+static void kprint_bridge_owner_find(unsigned long addr,
+				     struct kprint_bridge_owner *o)
+{
+	struct list_head *pos = &THIS_MODULE->list;
+	const struct module *mod;
+
+	o->module_len = 0;
+	o->module[0] = '\0';
+	if (kprint_bridge_in_image(addr))
+		kprint_bridge_owner_set(o, "vmlinux", true);
+	if (!kprint_bridge_in_module_area(addr))
+		return;
+	do {
+		if (kprint_bridge_in_module_area((unsigned long)pos)) {
+			mod = list_entry(pos, struct module, list);
+			if (READ_ONCE(mod->state) != MODULE_STATE_UNFORMED &&
+			    within_module(addr, mod)) {
+				kprint_bridge_owner_set(o, mod->name, false);
+				return;
+			}
+		}
+		pos = rcu_dereference_sched(list_next_rcu(pos));
+	} while (pos != &THIS_MODULE->list);
+}
+
+/*
  * Formats: the stripped format, its length and its id, per format pointer.
  * Measuring and hashing the format byte by byte on every message was a
  * good part of the bridge's cost; kprint_*() sites keep theirs in the
@@ -480,6 +614,7 @@ static const struct kprint_bridge_site *kprint_bridge_site_cached(unsigned long 
  *	format also ends its line and is stored whole
  * @wrap: which of kprint_bridge_wrappers it is, or -1: no message whose
  *	format the cache knows is compared with them again
+ * @owner: the module whose rodata holds it, or the kernel image
  */
 struct kprint_bridge_format {
 	unsigned long key;
@@ -489,6 +624,7 @@ struct kprint_bridge_format {
 	u16 len;
 	u64 id;
 	struct kprint_render_plan plan;
+	struct kprint_bridge_owner owner;
 };
 
 static struct kprint_bridge_format *kprint_bridge_formats;
@@ -544,7 +680,8 @@ static int kprint_bridge_wrap_index(const char *fmt);
 
 /* Remembers a format of @size bytes (its NUL included) at @key. */
 static void kprint_bridge_format_add(unsigned long key, size_t size,
-				     size_t skip, size_t len, u64 id)
+				     size_t skip, size_t len, u64 id,
+				     const struct kprint_bridge_owner *owner)
 {
 	unsigned int h = hash_long(key, KPRINT_BRIDGE_FORMATS_BITS), i;
 	struct kprint_bridge_format *f;
@@ -560,6 +697,7 @@ static void kprint_bridge_format_add(unsigned long key, size_t size,
 			f->skip = skip;
 			f->len = len;
 			f->id = id;
+			f->owner = *owner;
 			kprint_bridge_plan((const char *)key + skip, len,
 					   &f->plan);
 			smp_store_release(&f->ready, true);
@@ -1104,7 +1242,10 @@ static int kprint_bridge_wrap_index(const char *fmt)
  * @format_id: FNV-1a 64 of those @format_len bytes
  * @format_args: the arguments of @format
  * @plan: @format's plan if the format cache has it, else NULL
- * @caller: its caller, once kprint_bridge_store() found it, else NULL
+ * @owner: the module whose memory holds @format ("vmlinux" for the kernel
+ *	image), or NULL (a buffer): then the caller names the module
+ * @caller: what the record names (module, function), once
+ *	kprint_bridge_store() found it, else NULL
  */
 struct kprint_bridge_msg {
 	int facility;
@@ -1120,13 +1261,22 @@ struct kprint_bridge_msg {
 	u64 format_id;
 	va_list *format_args;
 	const struct kprint_render_plan *plan;
+	const struct kprint_bridge_owner *owner;
 	const struct kprint_bridge_site *caller;
 };
+
+/*
+ * The owner of a format the cache does not have, per CPU and interrupt
+ * context level: kprint_bridge_msg_init() runs before the hook knows it is
+ * not nested (in NMI too).
+ */
+static DEFINE_PER_CPU(struct kprint_bridge_owner[4], kprint_bridge_owner_tmp);
 
 static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 				   struct pt_regs *regs)
 {
 	const struct kprint_bridge_format *f;
+	struct kprint_bridge_owner *owner;
 	struct va_format *vaf = NULL;
 	unsigned long key;
 	unsigned int j;
@@ -1168,8 +1318,12 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 		m->format_len = f->len;
 		m->format_id = f->id;
 		m->plan = &f->plan;
+		m->owner = f->owner.module_len ? &f->owner : NULL;
 		return;
 	}
+	owner = &this_cpu_ptr(kprint_bridge_owner_tmp)[interrupt_context_level()];
+	kprint_bridge_owner_find(key, owner);
+	m->owner = owner->module_len ? owner : NULL;
 	m->format = printk_skip_headers(m->format);
 	size = strlen(m->format);
 	m->format_len = size;
@@ -1178,7 +1332,7 @@ static void kprint_bridge_msg_init(struct kprint_bridge_msg *m,
 	m->format_id = kprint_fnv1a64_mem(m->format, m->format_len);
 	kprint_bridge_format_add(key, m->format + size + 1 - (const char *)key,
 				 m->format - (const char *)key, m->format_len,
-				 m->format_id);
+				 m->format_id, owner);
 }
 
 /*
@@ -1242,19 +1396,6 @@ static void kprint_bridge_handoff(const struct kprint_bridge_msg *m, u32 level,
 	h->format_len = m->format_len;
 	h->format = (unsigned long)m->format;
 	kprint_handoff_end(h, tags, tags_len);
-}
-
-/* kprint's own echo: the counter counts it itself, as a plain printk. */
-static void kprint_bridge_handoff_own(struct pt_regs *regs)
-{
-	struct kprint_handoff_head *h;
-
-	h = kprint_handoff_begin((void *)regs_get_kernel_argument(regs, 4),
-				 (void *)regs_get_kernel_argument(regs, 3));
-	if (!h)
-		return;
-	h->flags = 0;
-	kprint_handoff_end(h, NULL, 0);
 }
 
 /*
@@ -1335,6 +1476,50 @@ static void kprint_bridge_render(struct kprint_builder *b,
  * owns it while its CPU is busy (kprint_bridge_busy, interrupts off).
  */
 static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_site_tmp);
+
+/* Where a module without a function is named; owned as the one above. */
+static DEFINE_PER_CPU(struct kprint_bridge_site, kprint_bridge_named_tmp);
+
+/*
+ * What the record of @m names.  The caller, if it called into the printk
+ * core itself (@direct), and the format is the kernel image's (a core
+ * helper's own format, print_hex_dump()'s: its caller is named), or in no
+ * module's memory, or in the caller's module.  Otherwise whoever holds the
+ * format, without a function: a format in a module other than the
+ * caller's, or a caller that did not call printk (the function at its
+ * return address called one that ended in a tail call to printk, as
+ * brd_exit() does).  A format nobody holds (a buffer) then leaves the
+ * caller's module.
+ */
+static const struct kprint_bridge_site *
+kprint_bridge_named(const struct kprint_bridge_msg *m,
+		    const struct kprint_bridge_site *caller)
+{
+	const struct kprint_bridge_owner *o = m->owner;
+	struct kprint_bridge_site *named;
+
+	if (caller && caller->direct &&
+	    (!o || o->image || (caller->tags_id == o->tags_id &&
+				caller->module_len == o->module_len &&
+				!memcmp(caller->module, o->module,
+					o->module_len))))
+		return caller;
+	if (!o && !caller)
+		return NULL;
+	named = this_cpu_ptr(&kprint_bridge_named_tmp);
+	named->function[0] = '\0';
+	named->function_len = 0;
+	if (!o) {
+		memcpy(named->module, caller->module, caller->module_len + 1);
+		named->module_len = caller->module_len;
+		named->tags_id = caller->tags_id;
+	} else {
+		memcpy(named->module, o->module, o->module_len + 1);
+		named->module_len = o->module_len;
+		named->tags_id = o->tags_id;
+	}
+	return named;
+}
 
 /*
  * Stores the arguments of @m as values, for rendering when the record is
@@ -1810,6 +1995,7 @@ static void kprint_bridge_store(struct kprint_builder *b,
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
 	caller = kprint_bridge_caller(hint, regs, b->checkbuf,
 				      this_cpu_ptr(&kprint_bridge_site_tmp));
+	caller = kprint_bridge_named(m, caller);
 	m->caller = caller;
 
 	kprint_rec_begin(b, 0, KPRINT_CLASS_NONE, 0);
@@ -1908,7 +2094,7 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
-		kprint_bridge_handoff_own(regs);
+		/* Its slot is the echo's own (kprint_handoff_echo()). */
 		kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_preempt;
 	}
@@ -2217,12 +2403,9 @@ int kprint_bridge_init(void)
 	}
 #endif
 
-	err = kprint_handoff_init();
-	if (err)
-		goto err_filter;
 	err = register_module_notifier(&kprint_bridge_module_nb);
 	if (err)
-		goto err_handoff;
+		goto err_filter;
 
 	mutex_lock(&kprint_bridge_mutex);
 	kprint_bridge_ready = true;
@@ -2252,8 +2435,6 @@ int kprint_bridge_init(void)
 
 err_notifier:
 	unregister_module_notifier(&kprint_bridge_module_nb);
-err_handoff:
-	kprint_handoff_exit();
 err_filter:
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
@@ -2281,7 +2462,6 @@ void kprint_bridge_exit(void)
 	mutex_unlock(&kprint_bridge_mutex);
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
-	kprint_handoff_exit();
 	ftrace_free_filter(&kprint_bridge_ops);
 	vfree(kprint_bridge_pend);
 	kprint_bridge_pend = NULL;

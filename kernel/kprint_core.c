@@ -54,6 +54,7 @@
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 
+#include "kprint_bridge.h"
 #include "kprint_core.h"
 #include "kprint_ntf.h"
 #include "kprint_render.h"
@@ -120,10 +121,24 @@ int kprint_core_init(u32 ring_size)
 
 	kprint_scratch = alloc_percpu(struct kprint_scratch);
 	if (!kprint_scratch) {
-		kprint_ring_destroy(&kprint_ring);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_ring;
 	}
+	/*
+	 * The handoff slots serve the echo as well as the bridge, so they
+	 * live as long as records can be stored and echoed.
+	 */
+	err = kprint_handoff_init();
+	if (err)
+		goto err_scratch;
 	return 0;
+
+err_scratch:
+	free_percpu(kprint_scratch);
+	kprint_scratch = NULL;
+err_ring:
+	kprint_ring_destroy(&kprint_ring);
+	return err;
 }
 
 /**
@@ -152,13 +167,14 @@ void kprint_core_stop(void)
 }
 
 /**
- * kprint_core_exit() - free the scratch records and the ring
+ * kprint_core_exit() - free the handoff slots, the scratch records and the ring
  *
- * Context: Process context, after kprint_core_stop() and once nothing
- * reads the ring any more.
+ * Context: Process context, after kprint_core_stop() (no echo runs any
+ * more), with the bridge's hook gone, and once nothing reads the ring.
  */
 void kprint_core_exit(void)
 {
+	kprint_handoff_exit();
 	free_percpu(kprint_scratch);
 	kprint_scratch = NULL;
 	kprint_ring_destroy(&kprint_ring);
@@ -321,11 +337,15 @@ bool kprint_own_printk(void)
 __printf(2, 3)
 static void kprint_echo_printf(int level, const char *fmt, ...)
 {
+	struct kprint_handoff_head *h;
 	va_list args;
 
 	va_start(args, fmt);
 	kprint_own_printk_begin();
+	/* Counted with its record: the BPF counter must not count it again. */
+	h = kprint_handoff_echo(args, fmt);
 	vprintk_emit(0, level, NULL, fmt, args);
+	kprint_handoff_echo_end(h);
 	kprint_own_printk_end();
 	va_end(args);
 }

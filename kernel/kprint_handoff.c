@@ -17,7 +17,10 @@
  * depends on two hooks agreeing: a message the bridge wrote no slot for
  * (kprint.ko absent, the bridge off or not yet registered) is counted by
  * the return with the key it computes itself; one it did is counted under
- * the bridge's key.  Unregistering the bridge's hook clears the slots, so
+ * the bridge's key.  kprint's own echo of a record writes its slot itself,
+ * whether the bridge is on or not, so that the return does not count as a
+ * printk what the record was counted as already (kprint_handoff_echo()).
+ * Unregistering the bridge's hook clears the slots, so
  * that a later message of the same call site, task and stack cannot take
  * the key of an earlier one.
  *
@@ -28,6 +31,8 @@
  */
 
 #include <linux/compiler.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -118,21 +123,102 @@ void kprint_handoff_end(struct kprint_handoff_head *h, const char *tags,
 }
 
 /**
+ * kprint_handoff_echo() - hand kprint's own echo of a record over
+ * @args: the va_list pointer the echo passes to vprintk_emit()
+ * @fmt: its format
+ *
+ * The record was counted already, by the counter's kprobe on
+ * kprint_trace_record(); its echo is one more printk message, which the
+ * return of vprintk_store() must count only in its echo total, not as a
+ * plain printk of format "%s".  The slot is written here, by the echo,
+ * not by the bridge's hook, so it says so with the bridge on or off; it
+ * has the key a bridged message's slot has (vprintk_emit() passes @args
+ * and @fmt on to vprintk_store() as they are), so a printk from inside
+ * that store, which another slot replaces, counts as what it is.
+ *
+ * Context: Any context but NMI, preemption off, right before the echo's
+ * vprintk_emit() (kprint_own_printk_begin() .. _end()).
+ * Return: the slot's head, for kprint_handoff_echo_end(); NULL if none.
+ */
+struct kprint_handoff_head *kprint_handoff_echo(const void *args,
+						const char *fmt)
+{
+	struct kprint_handoff_head *h = kprint_handoff_begin(args, fmt);
+
+	if (!h)
+		return NULL;
+	h->format_id = 0;
+	h->tags_id = 0;
+	h->level = 0;
+	h->class = KPRINT_CLASS_NONE;
+	h->flags = KPRINT_HANDOFF_F_ECHO;
+	h->format_len = 0;
+	h->format = 0;
+	kprint_handoff_end(h, NULL, 0);
+	return h;
+}
+
+/**
+ * kprint_handoff_echo_end() - withdraw the echo's slot
+ * @h: what kprint_handoff_echo() returned
+ *
+ * With the bridge off nothing else writes the slot: a later printk of
+ * kprint.ko with the same format pointer (a merged "%s\n") from the same
+ * task and stack must not find it.  One store, like kprint_handoff_clear().
+ *
+ * Context: As kprint_handoff_echo(), right after the echo's vprintk_emit().
+ */
+void kprint_handoff_echo_end(struct kprint_handoff_head *h)
+{
+	if (h)
+		WRITE_ONCE(h->task, 0);
+}
+
+/*
+ * This CPU's slots, on it, with interrupts off (an IPI), except an echo's:
+ * the echo withdraws its slot itself (kprint_handoff_echo_end()), and one
+ * interrupted between writing it and its vprintk_store() would count as a
+ * plain printk "%s" if its slot were cleared here.
+ */
+static void kprint_handoff_clear_cpu(void *unused)
+{
+	struct kprint_handoff_block *blk = kprint_handoff_blocks +
+		smp_processor_id() * KPRINT_HANDOFF_CONTEXTS;
+	unsigned int level;
+
+	for (level = 0; level < KPRINT_HANDOFF_CONTEXTS; level++)
+		if (!(READ_ONCE(blk[level].head.flags) & KPRINT_HANDOFF_F_ECHO))
+			WRITE_ONCE(blk[level].head.task, 0);
+}
+
+/**
  * kprint_handoff_clear() - forget every slot
  *
  * Only each slot's task is cleared, one store: a reader copying it
  * meanwhile gets it whole, before or after.  Until this runs, a message
  * printed after the hook was removed can still match its call site's
- * last slot (docs/bpf-counters.md).
+ * last slot (docs/bpf-counters.md).  The echo still writes slots: each
+ * online CPU clears its own, so that none is cleared under an echo in
+ * progress; an offline CPU runs no echo.
  *
- * Context: Process context, the bridge's hook unregistered (no writer).
+ * Context: Process context, the bridge's hook unregistered (no writer
+ * but the echo).
  */
 void kprint_handoff_clear(void)
 {
-	unsigned int i;
+	struct kprint_handoff_block *blk;
+	unsigned int cpu, i;
 
-	for (i = 0; i < nr_cpu_ids * KPRINT_HANDOFF_CONTEXTS; i++)
-		WRITE_ONCE(kprint_handoff_blocks[i].head.task, 0);
+	cpus_read_lock();
+	on_each_cpu(kprint_handoff_clear_cpu, NULL, 1);
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		blk = kprint_handoff_blocks + cpu * KPRINT_HANDOFF_CONTEXTS;
+		for (i = 0; i < KPRINT_HANDOFF_CONTEXTS; i++)
+			WRITE_ONCE(blk[i].head.task, 0);
+	}
+	cpus_read_unlock();
 }
 
 /**
@@ -148,7 +234,8 @@ void kprint_handoff_announce(void)
 /**
  * kprint_handoff_init() - make the slots and announce them
  *
- * Context: Process context (module init), before the bridge's hook.
+ * Context: Process context (module init), before the bridge's hook and
+ * before any record is stored (kprint_core_init()).
  * Return: 0 or -ENOMEM.
  */
 int kprint_handoff_init(void)
@@ -169,7 +256,8 @@ int kprint_handoff_init(void)
  * with bpf_probe_read_kernel(), which cannot fault, and matches no key:
  * its slot would need this very call's task, arguments and switch count.
  *
- * Context: Process context (module exit), the bridge's hook unregistered.
+ * Context: Process context (module exit), the bridge's hook unregistered
+ * and no record stored or echoed any more (kprint_core_exit()).
  */
 void kprint_handoff_exit(void)
 {

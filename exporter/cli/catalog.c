@@ -56,8 +56,10 @@ int kprint_catalog_print(const struct kprint_opts *o, const struct kpc_record *r
 		ret = kpc_json_record_print_translated(stdout, rec, ret ? text : rec->text);
 	} else {
 		shown = *rec;
-		if (text)
+		if (text) {
 			shown.text = text;
+			shown.text_len = 0;	/* a C string: its strlen() */
+		}
 		ret = kpc_text_print(stdout, &o->text, &shown);
 	}
 	free(text);

@@ -6,9 +6,9 @@
 #include "kprint.h"
 
 static int kprint_dump_ring(void *dump_ctx, uint64_t from, kpc_record_fn fn,
-			    void *fn_ctx, unsigned int *malformed)
+			    void *fn_ctx, struct kpc_malformed *bad)
 {
-	return kpc_dump(dump_ctx, from, fn, fn_ctx, malformed);
+	return kpc_dump(dump_ctx, from, fn, fn_ctx, bad);
 }
 
 int kprint_cmd_dump(struct kprint_opts *o, int argc, char **argv)

@@ -166,12 +166,12 @@ static int kprint_formats_summary(const struct kprint_opts *o, enum kpc_bpf_sour
 	       formats, max, kpc_bpf_not_counted(t, src), (uint64_t)f->full, (uint64_t)f->busy,
 	       (uint64_t)f->nomem, (uint64_t)f->other);
 	if (src == KPC_BPF_PRINTK)
-		printf(", unreadable %" PRIu64 "); %" PRIu64 " under the plain key (%" PRIu64
-		       " kprint's echo), %" PRIu64 " under the bridge's (%" PRIu64
-		       " after a task switch); handoffs torn %" PRIu64,
+		printf(", unreadable %" PRIu64 "); %" PRIu64 " under the plain key, %" PRIu64
+		       " under the bridge's (%" PRIu64 " after a task switch), %" PRIu64
+		       " kprint's echo (counted as its records); handoffs torn %" PRIu64,
 		       (uint64_t)t->printk_unreadable, (uint64_t)t->printk_plain,
-		       (uint64_t)t->printk_echo, (uint64_t)t->printk_bridged,
-		       (uint64_t)t->handoff_switched, (uint64_t)t->handoff_torn);
+		       (uint64_t)t->printk_bridged, (uint64_t)t->handoff_switched,
+		       (uint64_t)t->printk_echo, (uint64_t)t->handoff_torn);
 	else
 		putchar(')');
 	printf("%s%s\n", st->attached ? "" : "; NOT COUNTING: ", st->attached ? "" : st->why);

@@ -35,6 +35,8 @@ static const char *kprint_lost_why(const struct kpc_event *ev)
 {
 	if (ev->reason == KPC_LOST_MISSING)
 		return "the kernel skipped them and the ring does not have them";
+	if (ev->reason == KPC_LOST_MALFORMED)
+		return "the kernel sent them, but they could not be decoded (malformed)";
 	switch (ev->cause) {
 	case KPC_CAUSE_START:
 		return "overwritten in the ring before the requested start was read";
@@ -42,6 +44,8 @@ static const char *kprint_lost_why(const struct kpc_event *ev)
 		return "overwritten in the ring while our socket buffer overran";
 	case KPC_CAUSE_GAP:
 		return "overwritten in the ring before notifications caught up";
+	case KPC_CAUSE_NOTIFY:
+		break;	/* only malformed records are lost for it */
 	}
 	return "unknown";
 }

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "kpc.h"
@@ -44,7 +45,19 @@
 #define KPX_LIMIT_DEFAULT	100
 #define KPX_LIMIT_MAX		1000
 #define KPX_STREAMS_DEFAULT	32	/* --web.max-streams */
-#define KPX_STREAMS_MAX		64	/* all the connections there are */
+#define KPX_STREAMS_MAX		64	/* all the connections of one address */
+/*
+ * The HTTP side's limits (kpx_http.c says why, kprint_exporter(8) too):
+ * connections in all and per client address, and requests in flight per
+ * client address (--web.max-requests).  Past any of them, 503.
+ */
+#define KPX_HTTP_CONNECTIONS	256
+#define KPX_HTTP_PER_IP		64
+#define KPX_REQUESTS_DEFAULT	40	/* --web.max-requests, as node_exporter's */
+#define KPX_REQUESTS_MAX	KPX_HTTP_PER_IP
+#define KPX_HTTP_RETRY_AFTER	"1"	/* s, in every 503 of a limit */
+#define KPX_STR_(x)		#x
+#define KPX_STR(x)		KPX_STR_(x)	/* a number macro's digits */
 #define KPX_KEEPALIVE_DEFAULT_MS 15000	/* --web.events-keepalive */
 #define KPX_CATALOGS_MAX	32	/* --catalog given this often */
 #define KPX_LANG_MAX		36	/* a lang= value, NUL included */
@@ -59,7 +72,7 @@ struct kpx_store {
 	size_t descents;		/* neighbours whose seq does not go up */
 
 	uint64_t received;
-	uint64_t lost[2];		/* by enum kpc_lost_reason */
+	uint64_t lost[KPC_LOST_REASONS];	/* by enum kpc_lost_reason */
 	uint64_t resyncs;		/* gaps and overruns recovered from */
 	uint64_t malformed;
 	uint64_t reloads;		/* times kprint.ko came back */
@@ -197,6 +210,8 @@ bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec);
  */
 char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q);
 
+struct kpx_http;
+
 struct kpx_metrics {
 	pthread_mutex_t lock;		/* scrapes one at a time */
 	struct kpc_bpf *bpf;		/* NULL: BPF off or failed */
@@ -208,6 +223,7 @@ struct kpx_metrics {
 	struct kpc_format_count *replay;
 	size_t nreplay;
 	struct kpx_events *events;	/* NULL: no streams, their counts 0 */
+	struct kpx_http *http;		/* NULL: no HTTP refusals counted */
 	struct kpx_catalogs *catalogs;	/* NULL: no --catalog */
 	struct kpx_journal *journal;	/* NULL: no --journal */
 };
@@ -250,6 +266,7 @@ enum kpx_metric {
 	KPX_M_EVENT_STREAMS_REFUSED,
 	KPX_M_EVENTS_SENT,
 	KPX_M_EVENTS_LOST,
+	KPX_M_HTTP_REFUSED,
 	KPX_M_CATALOG_TRANSLATIONS,
 	KPX_M_BUILD_INFO,
 	KPX_M_SCRAPE_DURATION,
@@ -504,18 +521,62 @@ void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv);
 /* Twice a second: keepalives for the streams idle for long enough. */
 void kpx_events_tick(struct kpx_events *ev);
 
-/* One --web.listen-address. */
+/* One --web.listen-address: its socket is the acceptor's (kpx_accept.c). */
 struct kpx_listener {
-	int fd;				/* ours until a daemon takes it, then -1 */
-	int live_fd;			/* the one the daemon serving it owns */
+	int fd;
 	char addr[80];			/* where it listens, as ADDR:PORT */
-	struct MHD_Daemon *mhd;
+};
+
+/* A client address, as the limits count them. */
+struct kpx_addr {
+	sa_family_t family;
+	uint8_t bytes[16];
+};
+
+/* What one client address holds (kpx_http.conn_lock). */
+struct kpx_peer {
+	struct kpx_addr addr;
+	unsigned int conns;		/* admitted, not yet closed */
+	unsigned int inflight;		/* requests not yet answered */
+};
+
+/* Why a connection or a request was refused: kprint_exporter_http_refused_total. */
+enum kpx_refusal {
+	KPX_REFUSED_CONNECTIONS,	/* KPX_HTTP_CONNECTIONS open in all */
+	KPX_REFUSED_ADDRESS,		/* KPX_HTTP_PER_IP open from its address */
+	KPX_REFUSED_REQUESTS,		/* --web.max-requests in flight from its address */
+	KPX_NR_REFUSED
+};
+extern const char *const kpx_refusal_names[KPX_NR_REFUSED];
+
+/*
+ * A connection libmicrohttpd serves, watched by kpx_http.c's watchdog
+ * and counted against its address (its socket context).
+ */
+struct kpx_conn {
+	struct kpx_conn *prev, *next;
+	int fd;
+	double deadline;		/* CLOCK_MONOTONIC, s */
+	bool cut;
+	bool inflight;			/* a request counted in its peer's inflight */
+	struct kpx_addr addr;
+};
+
+#define KPX_LINGER_MAX	256		/* refused connections drained at once */
+
+/* A refused connection, drained until its client closes (kpx_accept.c). */
+struct kpx_linger {
+	int fd;
+	double until;			/* CLOCK_MONOTONIC, s */
 };
 
 struct kpx_http {
 	struct kpx_metrics *metrics;
 	struct kpx_store *store;
-	struct MHD_Daemon *mhd;		/* kpx_http_start_nolisten()'s */
+	/* The daemon every listener's connections go to (mhd_lock). */
+	struct MHD_Daemon *mhd;
+	pthread_mutex_t mhd_lock;
+	bool mhd_tls;			/* it speaks TLS: a refusal cannot be a 503 */
 	struct kpx_listener lst[KPX_LISTEN_MAX];
 	unsigned int nlst;
 	const char *telemetry_path;	/* NULL: /metrics */
@@ -530,8 +591,18 @@ struct kpx_http {
 	pthread_cond_t conn_cond;
 	struct kpx_conn *conns;
 	unsigned int nconns;		/* admitted, not yet closed */
+	struct kpx_peer peers[KPX_HTTP_CONNECTIONS];
+	unsigned int npeers;
+	unsigned int max_requests;	/* --web.max-requests; 0: the default */
+	uint64_t refused[KPX_NR_REFUSED];
 	bool watchdog, stopping;
 	pthread_t watchdog_thread;
+	/* The acceptor (kpx_accept.c): accepts, admits or refuses. */
+	bool acceptor;
+	pthread_t accept_thread;
+	int accept_wake;		/* an eventfd that stops it */
+	struct kpx_linger linger[KPX_LINGER_MAX];
+	unsigned int nlinger;
 };
 
 /*
@@ -556,6 +627,17 @@ int kpx_http_reload(struct kpx_http *h, struct kpx_web *web, struct kpx_web **wa
  */
 int kpx_http_start_nolisten(struct kpx_http *h);
 void kpx_http_stop(struct kpx_http *h);
+
+/* kpx_accept.c: the listeners' accept loop, and the counts by address. */
+int kpx_accept_start(struct kpx_http *h);
+void kpx_accept_stop(struct kpx_http *h);
+/* sa as the limits count it; false for a family they do not count. */
+bool kpx_addr_of(const struct sockaddr *sa, struct kpx_addr *a);
+/* The counts of a (conn_lock held), made when create; NULL when not. */
+struct kpx_peer *kpx_peer_get(struct kpx_http *h, const struct kpx_addr *a, bool create);
+/* Forget p once it holds nothing (conn_lock held). */
+void kpx_peer_put(struct kpx_http *h, struct kpx_peer *p);
+double kpx_mono(void);
 
 /*
  * --journal (kpx_journal.c): ingest hands every batch to kpx_journal_add(),

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The HTTP side, on libmicrohttpd with an internal thread pool.  Limits
- * are explicit, since a loopback exporter still faces every local user:
+ * The HTTP side, on libmicrohttpd with an internal thread pool, fed by
+ * the exporter's own accept loop (kpx_accept.c says why).  Limits are
+ * explicit, since a loopback exporter still faces every local user:
  *
- *	64 connections in all, 16 from one address (all of loopback is one
- *	address: a local client cannot take every slot from Prometheus);
+ *	KPX_HTTP_CONNECTIONS (256) connections in all, KPX_HTTP_PER_IP (64)
+ *	from one address (all of loopback is one address: a local client
+ *	cannot take every place from Prometheus); past either, a new
+ *	connection is answered 503 with Retry-After, never reset;
+ *	--web.max-requests (40, as node_exporter's) requests in flight from
+ *	one address, from the request's arrival until its answer is sent;
+ *	past it, 503 with Retry-After on the same connection;
  *	64 KiB of memory per connection, which bounds the request line and
  *	headers (past it: 414 for the URI, 431 for headers);
  *	10 s of inactivity closes a connection: without a timeout, clients
@@ -16,14 +22,14 @@
  *
  * /events streams are exempt from the 60 s and the 10 s idle: a stream
  * has no end, and is idle for as long as no record comes.  They are
- * bounded on their own (--web.max-streams, 32 by default) within the 64
- * and the 16 per address, and a stream whose client takes nothing for
- * KPX_HTTP_STREAM_STALL_S is closed (a waiting stream sends a keepalive
- * every 15 s, so only a client that stopped reading gets there).
+ * bounded on their own (--web.max-streams, 32 by default) within the
+ * connection limits and apart from the requests in flight, and a stream
+ * whose client takes nothing for KPX_HTTP_STREAM_STALL_S is closed (a
+ * waiting stream sends a keepalive every 15 s, so only a client that
+ * stopped reading gets there).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -40,8 +46,6 @@
 #define KPX_HTTP_TIMEOUT_S	10	/* inactivity */
 #define KPX_HTTP_REQUEST_S	10	/* a request, from idle to complete */
 #define KPX_HTTP_RESPONSE_S	60	/* a response, from start to taken */
-#define KPX_HTTP_CONNECTIONS	64
-#define KPX_HTTP_PER_IP		16
 #define KPX_HTTP_MEMORY		(64 * 1024)
 #define KPX_HTTP_STREAM_STALL_S	60	/* an /events client taking nothing */
 
@@ -74,6 +78,9 @@ static enum MHD_Result kpx_reply(struct MHD_Connection *c, unsigned int status,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	/* Every 503 is for a while: a limit, or kprint.ko away. */
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, KPX_HTTP_RETRY_AFTER);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -388,21 +395,6 @@ static enum MHD_Result kpx_healthz(struct kpx_http *h, struct MHD_Connection *c)
  * before libmicrohttpd closes its descriptor, so the watchdog never
  * touches a number that was reused for another connection.
  */
-struct kpx_conn {
-	struct kpx_conn *prev, *next;
-	int fd;
-	double deadline;		/* CLOCK_MONOTONIC, s */
-	bool cut;
-};
-
-static double kpx_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
 			      double secs)
 {
@@ -417,21 +409,93 @@ static void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
 	pthread_mutex_unlock(&h->conn_lock);
 }
 
+/* The connection's own context (NULL when it could not be made). */
+static struct kpx_conn *kpx_conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Its request no longer in flight (conn_lock held). */
+static void kpx_request_end(struct kpx_http *h, struct kpx_conn *k)
+{
+	struct kpx_peer *p;
+
+	if (!k || !k->inflight)
+		return;
+	k->inflight = false;
+	p = kpx_peer_get(h, &k->addr, false);
+	if (p && p->inflight) {
+		p->inflight--;
+		kpx_peer_put(h, p);
+	}
+}
+
+/*
+ * Count c's request in its address's requests in flight until its answer
+ * is sent (kpx_notify_completed()); false past --web.max-requests.  A
+ * connection without a context is not counted.
+ */
+static bool kpx_request_admit(struct kpx_http *h, struct MHD_Connection *c)
+{
+	unsigned int max = h->max_requests ? h->max_requests : KPX_REQUESTS_DEFAULT;
+	struct kpx_conn *k = kpx_conn_of(c);
+	struct kpx_peer *p;
+	bool ok = true;
+
+	if (!k || k->inflight)
+		return true;
+	pthread_mutex_lock(&h->conn_lock);
+	p = kpx_peer_get(h, &k->addr, true);
+	if (p && p->inflight >= max) {
+		__atomic_fetch_add(&h->refused[KPX_REFUSED_REQUESTS], 1, __ATOMIC_RELAXED);
+		kpx_peer_put(h, p);
+		ok = false;
+	} else if (p) {
+		p->inflight++;
+		k->inflight = true;
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return ok;
+}
+
+/* Its place given back to its address, and to all (kpx_accept.c took it). */
+static void kpx_conn_closed(struct kpx_http *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct kpx_addr a;
+	struct kpx_peer *p;
+
+	if (h->nconns)
+		h->nconns--;
+	kpx_addr_of(ci ? ci->client_addr : NULL, &a);
+	p = kpx_peer_get(h, &a, false);
+	if (p && p->conns) {
+		p->conns--;
+		kpx_peer_put(h, p);
+	}
+}
+
 static void kpx_notify_connection(void *cls, struct MHD_Connection *c,
 				  void **socket_context,
 				  enum MHD_ConnectionNotificationCode toe)
 {
 	struct kpx_http *h = cls;
 	struct kpx_conn *k = *socket_context;
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *ci, *ca;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		ca = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		k = ci ? calloc(1, sizeof(*k)) : NULL;
 		/* Unwatched, it still has the inactivity timeout. */
 		if (!k)
 			return;
 		k->fd = ci->connect_fd;
+		kpx_addr_of(ca ? ca->client_addr : NULL, &k->addr);
 		pthread_mutex_lock(&h->conn_lock);
 		k->deadline = kpx_mono() + KPX_HTTP_REQUEST_S;
 		k->next = h->conns;
@@ -445,8 +509,8 @@ static void kpx_notify_connection(void *cls, struct MHD_Connection *c,
 	if (toe != MHD_CONNECTION_NOTIFY_CLOSED)
 		return;
 	pthread_mutex_lock(&h->conn_lock);
-	if (h->nconns)
-		h->nconns--;
+	kpx_request_end(h, k);
+	kpx_conn_closed(h, c);
 	if (k) {
 		if (k->prev)
 			k->prev->next = k->next;
@@ -460,41 +524,18 @@ static void kpx_notify_connection(void *cls, struct MHD_Connection *c,
 	*socket_context = NULL;
 }
 
-/*
- * The limit of KPX_HTTP_CONNECTIONS for the whole exporter.  libmicrohttpd
- * splits its own connection limit evenly among the pool's threads, and
- * whichever thread wins an accept keeps the connection: with that alone a
- * client was refused while one thread was full and the others idle (a
- * second address turned away behind 16 keep-alive connections of the
- * first).  So each thread may hold all of them, and this callback, which
- * libmicrohttpd calls after its per-address limit and before the
- * connection starts, admits at most KPX_HTTP_CONNECTIONS in all; the
- * CLOSED notification gives the place back.
- */
-static enum MHD_Result kpx_accept_policy(void *cls, const struct sockaddr *addr,
-					 socklen_t addrlen)
-{
-	struct kpx_http *h = cls;
-	enum MHD_Result admit = MHD_NO;
-
-	(void)addr;
-	(void)addrlen;
-	pthread_mutex_lock(&h->conn_lock);
-	if (h->nconns < KPX_HTTP_CONNECTIONS) {
-		h->nconns++;
-		admit = MHD_YES;
-	}
-	pthread_mutex_unlock(&h->conn_lock);
-	return admit;
-}
-
 /* A response went out: the next request on the connection gets its time. */
 static void kpx_notify_completed(void *cls, struct MHD_Connection *c,
 				 void **req_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct kpx_http *h = cls;
+
 	(void)req_cls;
 	(void)toe;
-	kpx_conn_deadline(cls, c, KPX_HTTP_REQUEST_S);
+	pthread_mutex_lock(&h->conn_lock);
+	kpx_request_end(h, kpx_conn_of(c));
+	pthread_mutex_unlock(&h->conn_lock);
+	kpx_conn_deadline(h, c, KPX_HTTP_REQUEST_S);
 }
 
 static void *kpx_watchdog(void *arg)
@@ -560,6 +601,17 @@ static enum MHD_Result kpx_metrics_reply(struct kpx_http *h, struct MHD_Connecti
 	return ret;
 }
 
+/* 503 past --web.max-requests. */
+static enum MHD_Result kpx_reply_busy(struct kpx_http *h, struct MHD_Connection *c)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "too many requests in flight from this address: %u"
+		 " (--web.max-requests)", h->max_requests ? h->max_requests :
+		 KPX_REQUESTS_DEFAULT);
+	return kpx_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, msg, NULL);
+}
+
 static int kpx_req_marker;
 
 static const char *kpx_telemetry(const struct kpx_http *h)
@@ -610,6 +662,10 @@ static enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 					       "out of memory", NULL);
 		}
 	}
+
+	/* A stream is in flight for as long as it lasts: --web.max-streams. */
+	if (strcmp(url, "/events") && !kpx_request_admit(h, c))
+		return kpx_reply_busy(h, c);
 
 	if (!strcmp(url, kpx_telemetry(h)))
 		url = "/metrics";
@@ -712,7 +768,7 @@ int kpx_http_listen(struct kpx_http *h, const char *where)
 			" [ADDR6]:PORT with a numeric address, not '%s'\n", where);
 		return -EINVAL;
 	}
-	/* Non-blocking: the pool's threads all wait on it, one wins each accept. */
+	/* Non-blocking: the acceptor takes what is there, then polls again. */
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		goto err;
@@ -742,8 +798,6 @@ int kpx_http_listen(struct kpx_http *h, const char *where)
 		snprintf(l->addr, sizeof(l->addr), "%s:%u", host, port);
 	}
 	l->fd = fd;
-	l->live_fd = -1;
-	l->mhd = NULL;
 	h->nlst++;
 	return 0;
 
@@ -765,8 +819,12 @@ static void kpx_http_init_conns(struct kpx_http *h)
 
 	h->conns = NULL;
 	h->nconns = 0;
+	h->npeers = 0;
+	memset(h->refused, 0, sizeof(h->refused));
 	h->stopping = false;
+	h->acceptor = false;
 	pthread_mutex_init(&h->conn_lock, NULL);
+	pthread_mutex_init(&h->mhd_lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->conn_cond, &attr);
@@ -777,16 +835,17 @@ static void kpx_http_fini_conns(struct kpx_http *h)
 {
 	pthread_cond_destroy(&h->conn_cond);
 	pthread_mutex_destroy(&h->conn_lock);
+	pthread_mutex_destroy(&h->mhd_lock);
 }
 
 #define KPX_MHD_OPTS	16
 
 /*
- * A daemon on listening socket fd (-1: none) serving sv.  The socket is
- * the daemon's once it started, closed by it; not when it did not start.
+ * A daemon serving sv, with no listening socket: its connections come
+ * from kpx_accept.c (or the fuzzer).  pool: with its own threads.
  */
 static struct MHD_Daemon *kpx_http_daemon(struct kpx_serving *sv, unsigned int flags,
-					  int fd)
+					  bool pool)
 {
 	struct kpx_http *h = sv->h;
 	const struct kpx_web *w = sv->web;
@@ -794,19 +853,21 @@ static struct MHD_Daemon *kpx_http_daemon(struct kpx_serving *sv, unsigned int f
 		/* The logger first, so that option errors already go through it. */
 		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)kpx_http_log, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, KPX_HTTP_TIMEOUT_S, NULL },
-		{ MHD_OPTION_CONNECTION_LIMIT, KPX_HTTP_CONNECTIONS * KPX_HTTP_THREADS, NULL },
-		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, KPX_HTTP_PER_IP, NULL },
+		/*
+		 * The limits are kpx_accept.c's.  libmicrohttpd splits this one
+		 * among its threads and still counts connections closed but not
+		 * yet cleaned up: each thread may hold all of them, and more.
+		 */
+		{ MHD_OPTION_CONNECTION_LIMIT, 2 * KPX_HTTP_CONNECTIONS * KPX_HTTP_THREADS, NULL },
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, KPX_HTTP_MEMORY, NULL },
 		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)kpx_notify_connection, h },
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)kpx_notify_completed, h },
 	};
-	unsigned int n = 7;
+	unsigned int n = 6;
 
-	if (fd >= 0) {
-		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, fd, NULL };
+	if (pool)
 		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
 						     KPX_HTTP_THREADS, NULL };
-	}
 	if (w && w->tls) {
 		flags |= MHD_USE_TLS;
 		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, w->key_pem };
@@ -825,7 +886,7 @@ static struct MHD_Daemon *kpx_http_daemon(struct kpx_serving *sv, unsigned int f
 							     w->ca_pem ? w->ca_pem : w->cert_pem };
 	}
 	opts[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	return MHD_start_daemon(flags, 0, kpx_accept_policy, h, kpx_handler, sv,
+	return MHD_start_daemon(flags, 0, NULL, NULL, kpx_handler, sv,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
@@ -845,25 +906,13 @@ static int kpx_http_index(struct kpx_http *h)
 	return kpx_page_build(&h->page, kpx_telemetry(h));
 }
 
-/* Stop a daemon whose listening socket another daemon now serves. */
-static void kpx_http_retire(struct MHD_Daemon *d)
-{
-	MHD_socket fd = MHD_quiesce_daemon(d);
-
-	/* Quiesced, it no longer touches the socket; this descriptor is ours. */
-	if (fd != MHD_INVALID_SOCKET)
-		close(fd);
-	MHD_stop_daemon(d);
-}
-
 /*
- * MHD_USE_ITC: MHD_quiesce_daemon() needs it with a thread pool, and
- * without it MHD_stop_daemon() would shutdown() the listening socket to
- * wake its threads, which would take it from the daemon that replaced it.
- * MHD_ALLOW_SUSPEND_RESUME: an /events stream waits suspended.
+ * MHD_USE_ITC: a connection added from the acceptor's thread wakes a pool
+ * thread at once.  MHD_ALLOW_SUSPEND_RESUME: an /events stream waits
+ * suspended.
  */
 #define KPX_MHD_FLAGS	(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | \
-			 MHD_ALLOW_SUSPEND_RESUME)
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET)
 
 int kpx_http_start(struct kpx_http *h)
 {
@@ -880,42 +929,37 @@ int kpx_http_start(struct kpx_http *h)
 		err = -ENOMEM;
 		goto err;
 	}
-	for (i = 0; i < h->nlst; i++) {
-		struct kpx_listener *l = &h->lst[i];
-
-		l->mhd = kpx_http_daemon(h->serving, KPX_MHD_FLAGS, l->fd);
-		if (!l->mhd) {
-			fprintf(stderr, "kprint_exporter: cannot serve HTTP%s on %s\n",
-				h->web && h->web->tls ? "S" : "", l->addr);
-			err = -ENOMEM;
-			goto err_stop;
-		}
-		/* From here on the listening socket is libmicrohttpd's to close. */
-		l->live_fd = l->fd;
-		l->fd = -1;
+	h->mhd = kpx_http_daemon(h->serving, KPX_MHD_FLAGS, true);
+	if (!h->mhd) {
+		fprintf(stderr, "kprint_exporter: cannot serve HTTP%s\n",
+			h->web && h->web->tls ? "S" : "");
+		err = -ENOMEM;
+		goto err;
 	}
+	h->mhd_tls = h->web && h->web->tls;
 	err = -pthread_create(&h->watchdog_thread, NULL, kpx_watchdog, h);
 	if (err) {
 		fprintf(stderr, "kprint_exporter: no watchdog thread: %s\n", strerror(-err));
 		goto err_stop;
 	}
 	h->watchdog = true;
+	err = kpx_accept_start(h);
+	if (err) {
+		fprintf(stderr, "kprint_exporter: no accept thread: %s\n", strerror(-err));
+		kpx_http_stop(h);
+		return err;
+	}
 	return 0;
 
 err_stop:
 	kpx_events_end(&h->events);
-	while (i--) {
-		MHD_stop_daemon(h->lst[i].mhd);
-		h->lst[i].mhd = NULL;
-	}
+	MHD_stop_daemon(h->mhd);
+	h->mhd = NULL;
 err:
 	kpx_events_end(&h->events);
 	kpx_events_fini(&h->events);
-	for (i = 0; i < h->nlst; i++) {
-		if (h->lst[i].fd >= 0)
-			close(h->lst[i].fd);
-		h->lst[i].fd = -1;
-	}
+	for (i = 0; i < h->nlst; i++)
+		close(h->lst[i].fd);
 	h->nlst = 0;
 	free(h->serving);
 	h->serving = NULL;
@@ -926,41 +970,33 @@ err:
 
 int kpx_http_reload(struct kpx_http *h, struct kpx_web *web, struct kpx_web **was)
 {
-	struct MHD_Daemon *nd[KPX_LISTEN_MAX];
 	struct kpx_serving *sv, *old = h->serving;
-	int fds[KPX_LISTEN_MAX];
-	unsigned int i;
+	struct MHD_Daemon *nd, *od;
 
 	sv = kpx_serving_new(h, web);
 	if (!sv)
 		return -ENOMEM;
 	/*
-	 * New daemons on duplicates of the sockets first: while both run,
-	 * either may take a connection, so none is refused; and if one does
-	 * not start, the old ones are untouched and keep serving.
+	 * The new daemon first: if it does not start, the old one is
+	 * untouched and keeps serving.  The listening sockets stay the
+	 * acceptor's throughout, so no connection attempt is refused.
 	 */
-	for (i = 0; i < h->nlst; i++) {
-		fds[i] = fcntl(h->lst[i].live_fd, F_DUPFD_CLOEXEC, 0);
-		nd[i] = fds[i] < 0 ? NULL : kpx_http_daemon(sv, KPX_MHD_FLAGS, fds[i]);
-		if (!nd[i]) {
-			fprintf(stderr, "kprint_exporter: cannot serve %s on %s: keeping the"
-				" old web config\n", web->path, h->lst[i].addr);
-			if (fds[i] >= 0)
-				close(fds[i]);
-			while (i--)
-				kpx_http_retire(nd[i]);
-			free(sv);
-			return -ENOMEM;
-		}
+	nd = kpx_http_daemon(sv, KPX_MHD_FLAGS, true);
+	if (!nd) {
+		fprintf(stderr, "kprint_exporter: cannot serve %s: keeping the old web config\n",
+			web->path);
+		free(sv);
+		return -ENOMEM;
 	}
-	/* Their streams end first: a daemon must not stop with one suspended. */
+	pthread_mutex_lock(&h->mhd_lock);
+	od = h->mhd;
+	h->mhd = nd;
+	h->mhd_tls = web->tls;
+	pthread_mutex_unlock(&h->mhd_lock);
+	/* Its streams end first: a daemon must not stop with one suspended. */
 	kpx_events_retire(&h->events, old);
-	for (i = 0; i < h->nlst; i++) {
-		kpx_http_retire(h->lst[i].mhd);
-		h->lst[i].mhd = nd[i];
-		h->lst[i].live_fd = fds[i];
-	}
-	/* The old daemons are gone, and with them every use of the old config. */
+	MHD_stop_daemon(od);
+	/* The old daemon is gone, and with it every use of the old config. */
 	h->serving = sv;
 	*was = h->web;
 	h->web = web;
@@ -978,7 +1014,7 @@ int kpx_http_start_nolisten(struct kpx_http *h)
 	if (!h->serving || kpx_http_index(h))
 		goto err;
 	h->mhd = kpx_http_daemon(h->serving, MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_SUSPEND_RESUME,
-				 -1);
+				 false);
 	if (!h->mhd)
 		goto err;
 	return 0;
@@ -996,18 +1032,14 @@ void kpx_http_stop(struct kpx_http *h)
 {
 	bool started = h->mhd || h->serving;
 
+	/* No new connection first, then none served. */
+	kpx_accept_stop(h);
 	kpx_events_end(&h->events);
 	if (h->mhd)
 		MHD_stop_daemon(h->mhd);
 	h->mhd = NULL;
-	for (unsigned int i = 0; i < h->nlst; i++) {
-		if (h->lst[i].mhd)
-			MHD_stop_daemon(h->lst[i].mhd);
-		h->lst[i].mhd = NULL;
-		if (h->lst[i].fd >= 0)
-			close(h->lst[i].fd);
-		h->lst[i].fd = -1;
-	}
+	for (unsigned int i = 0; i < h->nlst; i++)
+		close(h->lst[i].fd);
 	h->nlst = 0;
 	if (!started)
 		return;

@@ -24,7 +24,7 @@ struct kpx_batch {
 	struct kpx_journal *journal;	/* --journal, once started; or NULL */
 	struct kpc_record **recs;
 	size_t n, cap;
-	uint64_t lost[2];
+	uint64_t lost[KPC_LOST_REASONS];
 	uint64_t resyncs;
 	uint64_t malformed;
 	int err;			/* first -ENOMEM, reported once */
@@ -67,8 +67,8 @@ static void kpx_batch_flush(struct kpx_batch *b)
 	kpx_journal_add(b->journal, b->recs, b->n);
 	kpx_store_add(s, b->recs, b->n);
 	pthread_mutex_lock(&s->lock);
-	s->lost[0] += b->lost[0];
-	s->lost[1] += b->lost[1];
+	for (int r = 0; r < KPC_LOST_REASONS; r++)
+		s->lost[r] += b->lost[r];
 	s->resyncs += b->resyncs;
 	s->malformed += b->malformed;
 	/*
@@ -100,7 +100,7 @@ static int kpx_ingest_event(const struct kpc_event *ev, void *ctx)
 			" (consider --rcvbuf)\n");
 		break;
 	case KPC_EVENT_LOST:
-		if (ev->reason <= KPC_LOST_MISSING)
+		if (ev->reason < KPC_LOST_REASONS)
 			b->lost[ev->reason] += ev->count;
 		fprintf(stderr, "kprint_exporter: lost %" PRIu64 " records (%" PRIu64
 			"..%" PRIu64 "): %s (%s)\n", ev->count, ev->first_seq,

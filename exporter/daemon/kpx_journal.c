@@ -107,7 +107,8 @@ int kpx_journal_entry_build(struct kpx_journal_entry *e, const struct kpc_record
 
 	e->n = e->len = 0;
 	kpc_message_id(rec->format_id, rec->module, id);
-	err |= kpx_entry_str(e, "MESSAGE", rec->text);
+	/* journald's native protocol takes binary values: a NUL stays a NUL. */
+	err |= kpx_entry_add(e, "MESSAGE", rec->text, kpc_record_text_len(rec));
 	/* kprint's levels are syslog's priorities, emerg 0 to debug 7. */
 	err |= kpx_entry_fmt(e, "PRIORITY", "%u", rec->level);
 	err |= kpx_entry_fmt(e, "SYSLOG_FACILITY", "%u", rec->facility);
@@ -124,7 +125,7 @@ int kpx_journal_entry_build(struct kpx_journal_entry *e, const struct kpc_record
 	err |= kpx_entry_fmt(e, "KPRINT_FORMAT_ID", "%016" PRIx64, rec->format_id);
 	for (unsigned int i = 0; i < rec->nargs && i < KPRINT_ARGS_MAX; i++) {
 		snprintf(name, sizeof(name), "KPRINT_ARG_%u", i);
-		err |= kpx_entry_str(e, name, rec->args[i]);
+		err |= kpx_entry_add(e, name, rec->args[i], kpc_record_arg_len(rec, i));
 	}
 	err |= kpx_entry_fmt(e, "KPRINT_SEQ", "%" PRIu64, rec->seq);
 	/* Every KPRINT_ field always, empty or not: a query need not ask for both. */

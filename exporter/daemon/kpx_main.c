@@ -39,6 +39,9 @@ static void kpx_usage(FILE *out)
 "                      it, a bad one is refused and the old one kept\n"
 "  --web.max-streams N /events streams open at once, 1..%d (default %d); past\n"
 "                      it a request gets 503\n"
+"  --web.max-requests N\n"
+"                      requests in flight from one client address, 1..%d\n"
+"                      (default %d); past it a request gets 503\n"
 "  --web.level-color LEVEL=SPEC\n"
 "                      the page's color of a level (repeatable), as kprint\n"
 "                      --level-color: words (bold,red) or a VGA attribute\n"
@@ -86,11 +89,13 @@ static void kpx_usage(FILE *out)
 "none effective; CAP_SYS_ADMIN stays permitted, raised by libkpc only around\n"
 "the calls the kernel checks then (reading the ring or the module's counters,\n"
 "re-joining the records group after a reload); none at all with --replay.\n"
-"HTTP limits: 64 connections, 16 per client address, 64 KiB\n"
+"HTTP limits: %d connections, %d per client address (past them 503), 64 KiB\n"
 "per request's headers, 10 s idle, 10 s to send a request, 60 s to take\n"
 "a response; /events streams are exempt from the last two.\n",
-		KPX_LISTEN_MAX, KPX_STREAMS_MAX, KPX_STREAMS_DEFAULT, KPX_CATALOGS_MAX,
-		KPX_RECORDS_DEFAULT, KPX_MAX_SERIES_DEFAULT, KPX_JOURNAL_QUEUE_DEFAULT);
+		KPX_LISTEN_MAX, KPX_STREAMS_MAX, KPX_STREAMS_DEFAULT, KPX_REQUESTS_MAX,
+		KPX_REQUESTS_DEFAULT, KPX_CATALOGS_MAX, KPX_RECORDS_DEFAULT,
+		KPX_MAX_SERIES_DEFAULT, KPX_JOURNAL_QUEUE_DEFAULT, KPX_HTTP_CONNECTIONS,
+		KPX_HTTP_PER_IP);
 }
 
 static int kpx_number(const char *opt, const char *arg, unsigned long min,
@@ -140,7 +145,7 @@ static int kpx_duration(const char *opt, const char *arg, unsigned long min_ms,
 enum { OPT_LISTEN = 256, OPT_RECORDS, OPT_MAX_SERIES, OPT_NO_BPF, OPT_PIN_DIR,
        OPT_RCVBUF, OPT_REPLAY, OPT_TELEMETRY, OPT_WEB_CONFIG, OPT_MAX_STREAMS,
        OPT_KEEPALIVE, OPT_CATALOG, OPT_HELP, OPT_LEVEL_COLOR, OPT_JOURNAL,
-       OPT_JOURNAL_QUEUE };
+       OPT_JOURNAL_QUEUE, OPT_MAX_REQUESTS };
 
 static const struct option kpx_options[] = {
 	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
@@ -148,6 +153,7 @@ static const struct option kpx_options[] = {
 	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY },
 	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "web.max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+	{ "web.max-requests", required_argument, NULL, OPT_MAX_REQUESTS },
 	{ "web.level-color", required_argument, NULL, OPT_LEVEL_COLOR },
 	{ "web.events-keepalive", required_argument, NULL, OPT_KEEPALIVE },
 	{ "catalog",	required_argument, NULL, OPT_CATALOG },
@@ -321,6 +327,11 @@ int main(int argc, char **argv)
 			if (kpx_number("web.max-streams", optarg, 1, KPX_STREAMS_MAX, &v))
 				return 2;
 			http.events.max_streams = v;
+			break;
+		case OPT_MAX_REQUESTS:
+			if (kpx_number("web.max-requests", optarg, 1, KPX_REQUESTS_MAX, &v))
+				return 2;
+			http.max_requests = v;
 			break;
 		case OPT_KEEPALIVE:
 			if (kpx_duration("web.events-keepalive", optarg, 1000, 30000, &v))
@@ -522,6 +533,7 @@ int main(int argc, char **argv)
 	http.page.assets = kpx_web_assets;
 	http.store = &store;
 	metrics.events = &http.events;
+	metrics.http = &http;
 	err = kpx_http_start(&http);
 	if (err)
 		goto out_ingest;

@@ -42,8 +42,9 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"full (E2BIG), busy (EBUSY, the bucket lock taken on this CPU), nomem, other." },
 	[KPX_M_BPF_PRINTK_HOOK] = { "kprint_bpf_printk_hook_messages_total", "counter",
 		"printk messages counted per key, all by one hook at the return of vprintk_store: "
-		"plain (the key it computes: kprint.ko not bridging them, or its echo) or "
-		"bridge (the key kprint.ko's bridge handed over); each message once." },
+		"plain (the key it computes: kprint.ko not bridging them), bridge (the key "
+		"kprint.ko's bridge handed over) or echo (kprint.ko's echo of a record, counted "
+		"per format as that record, source kprint); each message once." },
 	[KPX_M_BPF_HANDOFF_TORN] = { "kprint_bpf_handoff_torn_total", "counter",
 		"Bridged printk messages whose handoff slot was reused while being read, counted "
 		"under the plain key instead (docs/bpf-counters.md)." },
@@ -107,6 +108,11 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"lost events sent, by reason: overwritten (the store no longer held records "
 		"a stream had not taken: a slow client, or an old Last-Event-ID), reloaded "
 		"(records of an earlier kprint.ko instance, or an id this exporter does not know)." },
+	[KPX_M_HTTP_REFUSED] = { "kprint_exporter_http_refused_total", "counter",
+		"HTTP connections and requests answered 503 for a limit, by reason: connections "
+		"(" KPX_STR(KPX_HTTP_CONNECTIONS) " open in all), address ("
+		KPX_STR(KPX_HTTP_PER_IP) " open from the client's address), requests "
+		"(--web.max-requests in flight from the client's address)." },
 	[KPX_M_CATALOG_TRANSLATIONS] = { "kprint_exporter_catalog_translations", "gauge",
 		"Formats the --catalog file of a language translates, as last read (at start "
 		"or on a SIGHUP that took it); one series per language served with lang=." },
@@ -525,6 +531,7 @@ static void kpx_metrics_bpf(struct kpx_expo *e, struct kpx_metrics *m)
 	if (have_totals) {
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "plain", t.printk_plain);
 		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "bridge", t.printk_bridged);
+		kpx_sample1(e->out, KPX_M_BPF_PRINTK_HOOK, "hook", "echo", t.printk_echo);
 	}
 	kpx_head(e, KPX_M_BPF_HANDOFF_TORN);
 	if (have_totals)
@@ -646,6 +653,21 @@ const char *const kpx_lost_names[KPX_NR_LOST] = {
 	[KPX_LOST_RELOADED] = "reloaded",
 };
 
+const char *const kpx_refusal_names[KPX_NR_REFUSED] = {
+	[KPX_REFUSED_CONNECTIONS] = "connections",
+	[KPX_REFUSED_ADDRESS] = "address",
+	[KPX_REFUSED_REQUESTS] = "requests",
+};
+
+/* What the HTTP limits refused (kpx_accept.c, kpx_http.c); 0 without HTTP. */
+static void kpx_metrics_refused(struct kpx_expo *e, struct kpx_http *h)
+{
+	kpx_head(e, KPX_M_HTTP_REFUSED);
+	for (int i = 0; i < KPX_NR_REFUSED; i++)
+		kpx_sample1(e->out, KPX_M_HTTP_REFUSED, "reason", kpx_refusal_names[i],
+			    h ? __atomic_load_n(&h->refused[i], __ATOMIC_RELAXED) : 0);
+}
+
 /* The /events families; all 0 where nothing serves streams. */
 static void kpx_metrics_events(struct kpx_expo *e, struct kpx_events *ev)
 {
@@ -684,13 +706,12 @@ static void kpx_metrics_catalogs(struct kpx_expo *e, struct kpx_catalogs *c)
 static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint64_t forged)
 {
 	struct kpx_store *s = m->store;
-	uint64_t received, lost[2], resyncs, malformed, reloads;
+	uint64_t received, lost[KPC_LOST_REASONS], resyncs, malformed, reloads;
 	bool up, loaded;
 
 	pthread_mutex_lock(&s->lock);
 	received = s->received;
-	lost[0] = s->lost[0];
-	lost[1] = s->lost[1];
+	memcpy(lost, s->lost, sizeof(lost));
 	resyncs = s->resyncs;
 	malformed = s->malformed;
 	up = s->ingest_up;
@@ -704,14 +725,13 @@ static void kpx_metrics_exporter(struct kpx_expo *e, struct kpx_metrics *m, uint
 	kpx_single(e, KPX_M_MODULE_RELOADS, reloads);
 	kpx_single(e, KPX_M_RECORDS_RECEIVED, received);
 	kpx_head(e, KPX_M_RECORDS_LOST);
-	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
-		    kpc_lost_reason_name(KPC_LOST_OVERWRITTEN), lost[KPC_LOST_OVERWRITTEN]);
-	kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason",
-		    kpc_lost_reason_name(KPC_LOST_MISSING), lost[KPC_LOST_MISSING]);
+	for (int r = 0; r < KPC_LOST_REASONS; r++)
+		kpx_sample1(e->out, KPX_M_RECORDS_LOST, "reason", kpc_lost_reason_name(r), lost[r]);
 	kpx_single(e, KPX_M_RESYNCS, resyncs);
 	kpx_single(e, KPX_M_RECORDS_MALFORMED, malformed);
 	kpx_single(e, KPX_M_FORGED_DATAGRAMS, forged);
 	kpx_metrics_events(e, m->events);
+	kpx_metrics_refused(e, m->http);
 	kpx_metrics_catalogs(e, m->catalogs);
 	kpx_head(e, KPX_M_BUILD_INFO);
 	kpx_sample1(e->out, KPX_M_BUILD_INFO, "version", KPRINT_VERSION, 1);

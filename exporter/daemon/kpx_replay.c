@@ -154,7 +154,10 @@ void kpx_counts_fini(struct kpx_counts *c)
 
 #define kpx_bad(...) ({ snprintf(err, errlen, __VA_ARGS__); -EINVAL; })
 
-/* Strings of one record that had a NUL, replaced; freed after the dup. */
+/*
+ * Names of one record that had a NUL, replaced; freed after the dup.  (The
+ * text and the args carry a NUL with their lengths.)
+ */
 struct kpx_scratch {
 	char *s[8 + KPRINT_ARGS_MAX];
 	unsigned int n;
@@ -388,6 +391,9 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 		ret = kpx_bad("\"device\" is set, but only printk records have one");
 	if (ret)
 		goto out;
+	/* The text and the args keep a NUL as the byte it is (kprint(7)). */
+	rec.text = json_object_get_string(kpx_member(o, "text"));
+	rec.text_len = json_object_get_string_len(kpx_member(o, "text"));
 	rec.facility = v[5];
 	rec.cpu = v[1];
 	rec.pid = v[2];
@@ -411,11 +417,8 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 			ret = kpx_bad("\"args\"[%u] is not a string", i);
 			goto out;
 		}
-		rec.args[i] = kpx_cstring(a, &sc);
-		if (!rec.args[i]) {
-			ret = -ENOMEM;
-			goto out;
-		}
+		rec.args[i] = json_object_get_string(a);
+		rec.arg_len[i] = json_object_get_string_len(a);
 	}
 	out->rec = kpc_record_dup(&rec);
 	ret = out->rec ? 1 : -ENOMEM;
@@ -473,7 +476,7 @@ int kpx_replay_parse(const char *line, size_t len, struct kpx_replay_line *out,
 		ret = kpx_get_uint(o, "lost", UINT64_MAX, &out->lost, err, errlen);
 		if (!ret)
 			ret = kpx_get_name(o, "reason", kpx_reason_name,
-					   KPC_LOST_MISSING + 1, &reason, err, errlen);
+					   KPC_LOST_REASONS, &reason, err, errlen);
 		if (!ret)
 			out->reason = reason;
 		goto out;
@@ -498,13 +501,13 @@ out:
 /* The whole file. */
 
 static void kpx_replay_flush(struct kpx_store *s, struct kpc_record **batch,
-			     size_t *n, const uint64_t lost[2])
+			     size_t *n, const uint64_t lost[KPC_LOST_REASONS])
 {
 	kpx_store_add(s, batch, *n);
 	*n = 0;
 	pthread_mutex_lock(&s->lock);
-	s->lost[KPC_LOST_OVERWRITTEN] += lost[KPC_LOST_OVERWRITTEN];
-	s->lost[KPC_LOST_MISSING] += lost[KPC_LOST_MISSING];
+	for (int r = 0; r < KPC_LOST_REASONS; r++)
+		s->lost[r] += lost[r];
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -513,7 +516,7 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 {
 	struct kpc_record *batch[KPX_REPLAY_BATCH];
 	struct kpx_counts c = { 0 };
-	uint64_t lost[2] = { 0 }, lineno = 0;
+	uint64_t lost[KPC_LOST_REASONS] = { 0 }, lineno = 0;
 	struct kpx_replay_line l;
 	bool is_stdin = !strcmp(path, "-");
 	size_t nbatch = 0, size = 0;

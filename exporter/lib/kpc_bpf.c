@@ -706,7 +706,9 @@ int kpc_bpf_totals(struct kpc_bpf *b, struct kprint_counter_totals *t)
 
 uint64_t kpc_bpf_seen(const struct kprint_counter_totals *t, enum kpc_bpf_source src)
 {
-	return src == KPC_BPF_KPRINT ? t->kprint_records : t->printk_plain + t->printk_bridged;
+	/* kprint's echo is a message printk stored, counted per format as its record. */
+	return src == KPC_BPF_KPRINT ? t->kprint_records :
+	       t->printk_plain + t->printk_bridged + t->printk_echo;
 }
 
 const struct kprint_counter_failures *kpc_bpf_failures(const struct kprint_counter_totals *t,

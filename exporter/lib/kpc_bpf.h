@@ -109,7 +109,10 @@ int kpc_bpf_read(struct kpc_bpf *b, enum kpc_bpf_source src,
 		 struct kpc_format_count **out, size_t *n);
 int kpc_bpf_totals(struct kpc_bpf *b, struct kprint_counter_totals *t);
 
-/* A source's messages seen, and of those not counted per format. */
+/*
+ * A source's messages seen (printk: with kprint's echoes, which count per
+ * format as their records), and of those not counted per format.
+ */
 uint64_t kpc_bpf_seen(const struct kprint_counter_totals *t, enum kpc_bpf_source src);
 uint64_t kpc_bpf_not_counted(const struct kprint_counter_totals *t, enum kpc_bpf_source src);
 const struct kprint_counter_failures *kpc_bpf_failures(const struct kprint_counter_totals *t,

@@ -705,6 +705,14 @@ int kpc_catalog_translate(const struct kpc_catalog *c, const struct kpc_record *
 	/* The args are one per conversion of the format, or the record is not whole. */
 	if (!e || rec->nargs != e->nconv)
 		return 0;
+	/*
+	 * A translation is a C string: an arg with a NUL inside (a "%c" of
+	 * 0) leaves the text as it is, which keeps the byte.
+	 */
+	for (j = 0; j < rec->nargs; j++)
+		if (kpc_record_arg_len(rec, j) != strlen(rec->args[j]))
+			return 0;
+	j = 0;
 	f = open_memstream(&buf, &size);
 	if (!f)
 		return -ENOMEM;

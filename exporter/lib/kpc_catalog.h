@@ -108,7 +108,8 @@ const char *kpc_catalog_refs(const struct kpc_catalog *c, size_t i);
  * in order), "%%" by "%", one trailing newline dropped.  Returns 1 with
  * *out malloc()ed, 0 with *out NULL when the text stays as it is (the
  * format is not translated, or the record's args are not one per
- * conversion of its msgid: a truncated or malformed record), -ENOMEM.
+ * conversion of its msgid: a truncated or malformed record, or an arg
+ * holds a NUL, which a C string cannot carry), -ENOMEM.
  */
 int kpc_catalog_translate(const struct kpc_catalog *c, const struct kpc_record *rec,
 			  char **out);

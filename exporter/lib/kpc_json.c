@@ -38,13 +38,13 @@ bool kpc_json_add(struct json_object *obj, const char *key, struct json_object *
  *
  * A string as json-c writes it with JSON_C_TO_STRING_NOSLASHESCAPE, after
  * kpc_utf8_sanitize(): each ill-formed subpart as U+FFFD, the two-letter
- * escapes, other control bytes as \u00xx, everything else as it is.
+ * escapes, other control bytes as \u00xx, everything else as it is.  The
+ * n bytes are all written: a NUL in a record's text or args is \u0000.
  */
-static void kpc_json_write_string(FILE *out, const char *s)
+static void kpc_json_write_mem(FILE *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
 
 	fputc_unlocked('"', out);
 	while (n) {
@@ -92,6 +92,11 @@ static void kpc_json_write_string(FILE *out, const char *s)
 	fputc_unlocked('"', out);
 }
 
+static void kpc_json_write_string(FILE *out, const char *s)
+{
+	kpc_json_write_mem(out, s, strlen(s));
+}
+
 void kpc_json_record_write_translated(FILE *out, const struct kpc_record *rec,
 				      const char *text_translated)
 {
@@ -122,10 +127,10 @@ void kpc_json_record_write_translated(FILE *out, const struct kpc_record *rec,
 	for (i = 0; i < rec->nargs; i++) {
 		if (i)
 			fputc_unlocked(',', out);
-		kpc_json_write_string(out, rec->args[i]);
+		kpc_json_write_mem(out, rec->args[i], kpc_record_arg_len(rec, i));
 	}
 	fputs_unlocked("],\"text\":", out);
-	kpc_json_write_string(out, rec->text);
+	kpc_json_write_mem(out, rec->text, kpc_record_text_len(rec));
 	fprintf(out, ",\"block_id\":%" PRIu64 ",\"flags\":%" PRIu32
 		",\"continues\":%" PRIu64,
 		rec->block_id, (uint32_t)rec->flags, rec->continues);
@@ -133,7 +138,11 @@ void kpc_json_record_write_translated(FILE *out, const struct kpc_record *rec,
 		fprintf(out, ",\"printk_seq\":%" PRIu64, rec->printk_seq);
 	if (text_translated) {
 		fputs_unlocked(",\"text_translated\":", out);
-		kpc_json_write_string(out, text_translated);
+		/* Untranslated, it is the text, NULs and all. */
+		if (text_translated == rec->text)
+			kpc_json_write_mem(out, rec->text, kpc_record_text_len(rec));
+		else
+			kpc_json_write_string(out, text_translated);
 	}
 	fputc_unlocked('}', out);
 }

@@ -105,7 +105,7 @@ int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin)
 struct kpc_dump_ctx {
 	kpc_record_fn fn;
 	void *ctx;
-	unsigned int malformed;
+	struct kpc_malformed *bad;
 };
 
 static int kpc_dump_cb(struct nlmsghdr *nlh, void *ctx)
@@ -113,20 +113,20 @@ static int kpc_dump_cb(struct nlmsghdr *nlh, void *ctx)
 	struct kpc_dump_ctx *dump = ctx;
 	int n;
 
-	n = kpc_record_decode_msg(nlh, dump->fn, dump->ctx, &dump->malformed);
+	n = kpc_record_decode_msg(nlh, dump->fn, dump->ctx, dump->bad);
 	if (n == -EBADMSG) {
-		dump->malformed++;
+		dump->bad->count++;
 		return 0;
 	}
 	return n < 0 ? n : 0;
 }
 
 int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
-	     unsigned int *malformed)
+	     struct kpc_malformed *bad)
 {
-	struct kpc_dump_ctx dump = { .fn = fn, .ctx = ctx };
+	struct kpc_malformed none = { 0 };
+	struct kpc_dump_ctx dump = { .fn = fn, .ctx = ctx, .bad = bad ? bad : &none };
 	struct nl_msg *msg;
-	int err;
 
 	msg = kpc_sock_msg(ks, KPRINT_CMD_RECORD_GET, NLM_F_DUMP, 16);
 	if (!msg)
@@ -135,10 +135,7 @@ int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	err = kpc_sock_request(ks, msg, kpc_dump_cb, &dump);
-	if (malformed)
-		*malformed = dump.malformed;
-	return err;
+	return kpc_sock_request(ks, msg, kpc_dump_cb, &dump);
 }
 
 struct kpc_emit_reply {

@@ -43,11 +43,11 @@ int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin);
 /*
  * Dump the ring from sequence number from (older ones are gone; the first
  * record passed to fn tells how many), calling fn for each record in
- * order.  Malformed records are skipped and counted in *malformed (may be
+ * order.  Malformed records are skipped and reported to *bad (may be
  * NULL).  Returns 0, the kernel's -errno, or fn's error.
  */
 int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
-	     unsigned int *malformed);
+	     struct kpc_malformed *bad);
 
 struct kpc_emit_req {
 	unsigned int level;		/* enum kprint_level */

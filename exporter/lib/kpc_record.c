@@ -135,9 +135,16 @@ static bool kpc_nla_valid(const struct kpc_genl_attr *at, const char *data, int 
 	}
 }
 
-/* The policy checked the final NUL; a NUL before it would hide bytes. */
-static bool kpc_nla_string_ok(const char *s, int len)
+/*
+ * The policy checked the final NUL.  The text and the args are rendered
+ * bytes, in which "%c" of 0 puts a NUL: data, kept with its length.  The
+ * other strings are names the kernel holds as C strings, so a NUL inside
+ * one would be a broken record, not a message.
+ */
+static bool kpc_nla_string_ok(int type, const char *s, int len)
 {
+	if (type == KPRINT_RECORD_A_TEXT || type == KPRINT_RECORD_A_ARG)
+		return true;
 	return memchr(s, '\0', len - 1) == NULL;
 }
 
@@ -194,10 +201,12 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 				continue;
 			if (rec->nargs == KPRINT_ARGS_MAX)
 				walk_err = -E2BIG;
-			else if (!kpc_nla_string_ok(data, len))
+			else if (!kpc_nla_string_ok(type, data, len))
 				walk_err = -EINVAL;
-			else
+			else {
+				rec->arg_len[rec->nargs] = len - 1;
 				rec->args[rec->nargs++] = data;
+			}
 			continue;
 		}
 		/* One of each, but ARGs: nla_parse() would keep the last. */
@@ -205,8 +214,10 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 			walk_err = -EINVAL;
 		seen |= 1ull << type;
 		tb[type] = nla;
-		if (at->kind == KPC_GENL_STRING && !kpc_nla_string_ok(data, len))
+		if (at->kind == KPC_GENL_STRING && !kpc_nla_string_ok(type, data, len))
 			strings_ok = false;
+		if (type == KPRINT_RECORD_A_TEXT)
+			rec->text_len = len - 1;
 		kpc_record_set(rec, at, data);
 	}
 	if (!tb[KPRINT_RECORD_A_SEQ] || !tb[KPRINT_RECORD_A_LEVEL] ||
@@ -229,8 +240,40 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	return 0;
 }
 
+/*
+ * The seq of a record that did not decode, when its first SEQ attribute
+ * is whole: what the reader needs to account for it.
+ */
+static bool kpc_record_bad_seq(struct nlattr *nest, uint64_t *seq)
+{
+	const struct nlattr *nla;
+	int rem = nla_len(nest);
+
+	if (rem < 0)
+		return false;
+	for (nla = nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
+		if ((nla->nla_type & NLA_TYPE_MASK) != KPRINT_RECORD_A_SEQ)
+			continue;
+		if (nla->nla_len != NLA_HDRLEN + sizeof(*seq))
+			return false;
+		memcpy(seq, (const char *)nla + NLA_HDRLEN, sizeof(*seq));
+		return true;
+	}
+	return false;
+}
+
+static int kpc_record_bad(struct kpc_malformed *bad, struct nlattr *nest)
+{
+	uint64_t seq;
+
+	bad->count++;
+	if (!bad->seq_fn || !nest || !kpc_record_bad_seq(nest, &seq))
+		return 0;
+	return bad->seq_fn(seq, bad->ctx);
+}
+
 int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
-			  unsigned int *malformed)
+			  struct kpc_malformed *bad)
 {
 	struct genlmsghdr *gnlh;
 	struct kpc_record rec;
@@ -245,24 +288,30 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 			  genlmsg_attrlen(gnlh, 0), rem) {
 		if (nla_type(nla) != KPRINT_A_RECORD)
 			continue;
-		if (kpc_record_decode(nla, &rec)) {
-			(*malformed)++;
-			continue;
+		if (kpc_record_decode(nla, &rec))
+			err = kpc_record_bad(bad, nla);
+		else {
+			n++;
+			err = fn(&rec, ctx);
 		}
-		n++;
-		err = fn(&rec, ctx);
 		if (err)
 			return err;
 	}
 	/* Trailing bytes may be a record cut short: count it, do not guess. */
 	if (rem)
-		(*malformed)++;
+		kpc_record_bad(bad, NULL);
 	return n;
 }
 
+/* A string field of a record, and its length field if it has one. */
+struct kpc_record_slot {
+	const char **str;
+	uint32_t *len;
+};
+
 /* The string fields of a record, from the spec's table, so copying can loop. */
 static unsigned int kpc_record_string_slots(struct kpc_record *rec,
-					    const char ***slots)
+					    struct kpc_record_slot *slots)
 {
 	unsigned int i, n = 0;
 	int type;
@@ -270,26 +319,35 @@ static unsigned int kpc_record_string_slots(struct kpc_record *rec,
 	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
 		const struct kpc_genl_attr *at = &kpc_genl_record_attrs[type];
 
-		if (at->kind == KPC_GENL_STRING && !at->multi)
-			slots[n++] = (const char **)((char *)rec + at->offset);
+		if (at->kind != KPC_GENL_STRING || at->multi)
+			continue;
+		slots[n].str = (const char **)((char *)rec + at->offset);
+		slots[n++].len = type == KPRINT_RECORD_A_TEXT ? &rec->text_len : NULL;
 	}
-	for (i = 0; i < rec->nargs; i++)
-		slots[n++] = &rec->args[i];
+	for (i = 0; i < rec->nargs; i++) {
+		slots[n].str = &rec->args[i];
+		slots[n++].len = &rec->arg_len[i];
+	}
 	return n;
 }
 
 /*
  * A record built in code rather than decoded may leave the strings of
- * fields newer than that code NULL: they are copied as "".
+ * fields newer than that code NULL: they are copied as "".  Its lengths
+ * may be 0: the string then ends at its first NUL.
  */
-static const char *kpc_record_str(const char *s)
+static size_t kpc_record_slot_len(const struct kpc_record_slot *slot)
 {
-	return s ? s : "";
+	if (!*slot->str)
+		return 0;
+	if (slot->len && *slot->len)
+		return *slot->len;
+	return strlen(*slot->str);
 }
 
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 {
-	const char **slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
+	struct kpc_record_slot slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
 	struct kpc_record *copy;
 	size_t size = sizeof(*copy);
 	unsigned int i, n;
@@ -301,7 +359,7 @@ struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 	/* Size the copy from the original's strings... */
 	n = kpc_record_string_slots((struct kpc_record *)rec, slots);
 	for (i = 0; i < n; i++)
-		size += strlen(kpc_record_str(*slots[i])) + 1;
+		size += kpc_record_slot_len(&slots[i]) + 1;
 
 	copy = malloc(size);
 	if (!copy)
@@ -312,12 +370,15 @@ struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 	n = kpc_record_string_slots(copy, slots);
 	p = (char *)(copy + 1);
 	for (i = 0; i < n; i++) {
-		const char *str = kpc_record_str(*slots[i]);
-		size_t len = strlen(str) + 1;
+		size_t len = kpc_record_slot_len(&slots[i]);
 
-		memcpy(p, str, len);
-		*slots[i] = p;
-		p += len;
+		if (len)
+			memcpy(p, *slots[i].str, len);
+		p[len] = '\0';
+		*slots[i].str = p;
+		if (slots[i].len)
+			*slots[i].len = len;
+		p += len + 1;
 	}
 	return copy;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/kprint.h>
 
 struct nlattr;
@@ -18,6 +19,12 @@ struct nlmsghdr;
  * live as long as it does (for the length of a callback); use
  * kpc_record_dup() to keep a record.  Optional strings that the kernel
  * left out are "", never NULL.
+ *
+ * The text and the args are what printk rendered, and a "%c" of 0 renders
+ * a NUL byte: they carry their length (text_len, arg_len[]) and may hold
+ * a NUL before their end, which is data.  Read them with
+ * kpc_record_text_len() and kpc_record_arg_len(), never with strlen().
+ * The other strings are names the kernel keeps as C strings and hold none.
  */
 struct kpc_record {
 	uint64_t seq;
@@ -36,8 +43,10 @@ struct kpc_record {
 	const char *format;
 	uint64_t format_id;
 	const char *args[KPRINT_ARGS_MAX];
+	uint32_t arg_len[KPRINT_ARGS_MAX];	/* 0: strlen(args[i]) */
 	unsigned int nargs;
 	const char *text;
+	uint32_t text_len;		/* bytes without the final NUL; 0: strlen(text) */
 	uint64_t block_id;
 	uint32_t flags;			/* enum kprint_record_flags */
 	uint32_t source;		/* enum kprint_source */
@@ -47,14 +56,30 @@ struct kpc_record {
 	uint64_t printk_seq;		/* printk's seq (/dev/kmsg's), printk records */
 };
 
+/*
+ * A record built in code may leave the lengths 0: its strings then end at
+ * their first NUL.  A decoded record always has them, so code that puts
+ * another string in a copy's text or arg sets its length too (0 for a C
+ * string).
+ */
+static inline size_t kpc_record_text_len(const struct kpc_record *rec)
+{
+	return rec->text_len ? rec->text_len : strlen(rec->text);
+}
+
+static inline size_t kpc_record_arg_len(const struct kpc_record *rec, unsigned int i)
+{
+	return rec->arg_len[i] ? rec->arg_len[i] : strlen(rec->args[i]);
+}
+
 /* Return 0 to go on, a negative errno to stop the walk with that error. */
 typedef int (*kpc_record_fn)(const struct kpc_record *rec, void *ctx);
 
 /*
  * Decode one KPRINT_A_RECORD nest.  Returns 0, or -EINVAL when a required
  * attribute (SEQ, LEVEL, FORMAT, TEXT) is missing, one has the wrong size,
- * a string is not NUL-terminated, has a NUL inside or exceeds its UAPI
- * limit, an attribute repeats or the nest has trailing bytes; -E2BIG for
+ * a string is not NUL-terminated or exceeds its UAPI limit, a string
+ * other than the text and the args has a NUL inside, an attribute repeats or the nest has trailing bytes; -E2BIG for
  * more than KPRINT_ARGS_MAX args; -ERANGE for a level, class or source
  * past the UAPI's enums.  Attributes newer than this library are ignored;
  * a kernel that sends no SOURCE made a kprint record (source 0).
@@ -62,14 +87,27 @@ typedef int (*kpc_record_fn)(const struct kpc_record *rec, void *ctx);
 int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec);
 
 /*
+ * What a reader learns of the records it could not decode: count goes up
+ * by one for each, and seq_fn (when set) is called with the seq of each
+ * one whose SEQ attribute could still be read, in order with the records
+ * passed to fn, so that the loss is named "malformed" and not taken for a
+ * gap.  seq_fn returns 0 to go on, a negative errno to stop.
+ */
+struct kpc_malformed {
+	unsigned int count;
+	int (*seq_fn)(uint64_t seq, void *ctx);
+	void *ctx;
+};
+
+/*
  * Decode every KPRINT_A_RECORD of one generic netlink message (a dump reply
  * or a notification may carry several) and call fn for each, in order.
- * A malformed record is skipped and counted in *malformed.  Returns the
- * number of records passed to fn, -EBADMSG when the message has no valid
- * genl header, or fn's error.
+ * A malformed record is skipped and reported to *bad.  Returns the number
+ * of records passed to fn, -EBADMSG when the message has no valid genl
+ * header, or fn's (or bad->seq_fn's) error.
  */
 int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
-			  unsigned int *malformed);
+			  struct kpc_malformed *bad);
 
 /* A self-contained copy (one allocation, free with kpc_record_free()). */
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec);

@@ -20,11 +20,11 @@ struct kpc_stream {
 };
 
 static int kpc_stream_dump(void *dump_ctx, uint64_t from, kpc_record_fn fn,
-			   void *fn_ctx, unsigned int *malformed)
+			   void *fn_ctx, struct kpc_malformed *bad)
 {
 	struct kpc_stream *st = dump_ctx;
 
-	return kpc_dump(st->ctl, from, fn, fn_ctx, malformed);
+	return kpc_dump(st->ctl, from, fn, fn_ctx, bad);
 }
 
 int kpc_stream_open(const struct kpc_stream_opts *opts, struct kpc_stream **out)
@@ -111,7 +111,9 @@ static int kpc_stream_record_cb(const struct kpc_record *rec, void *ctx)
 static int kpc_stream_msg_cb(struct nlmsghdr *nlh, void *ctx)
 {
 	struct kpc_stream *st = ctx;
-	unsigned int malformed = 0;
+	struct kpc_malformed bad = {
+		.seq_fn = kpc_tracker_malformed_seq, .ctx = &st->tracker,
+	};
 	struct genlmsghdr *gnlh;
 	int n, err;
 
@@ -122,9 +124,8 @@ static int kpc_stream_msg_cb(struct nlmsghdr *nlh, void *ctx)
 	if (gnlh->cmd != KPRINT_CMD_RECORD_NTF || st->gone)
 		return 0;
 
-	n = kpc_record_decode_msg(nlh, kpc_stream_record_cb, &st->tracker,
-				  &malformed);
-	err = kpc_tracker_malformed(&st->tracker, malformed);
+	n = kpc_record_decode_msg(nlh, kpc_stream_record_cb, &st->tracker, &bad);
+	err = kpc_tracker_malformed(&st->tracker, bad.count);
 	return n < 0 ? n : err;
 }
 

@@ -191,8 +191,13 @@ int kpc_text_set_level_color(struct kpc_text_opts *opts, const char *assignment)
 
 void kpc_text_escape(FILE *out, const char *s, bool utf8)
 {
+	kpc_text_escape_mem(out, s, strlen(s), utf8);
+}
+
+void kpc_text_escape_mem(FILE *out, const char *s, size_t n, bool utf8)
+{
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, j;
+	size_t i = 0, j;
 
 	while (i < n) {
 		unsigned char c = p[i];
@@ -230,22 +235,11 @@ void kpc_text_escape(FILE *out, const char *s, bool utf8)
 }
 
 /* printk texts may end in a newline; the line we print has its own. */
-static void kpc_text_escape_line(FILE *out, const char *s, bool utf8)
+static void kpc_text_escape_line(FILE *out, const char *s, size_t len, bool utf8)
 {
-	size_t len = strlen(s);
-	char *copy;
-
-	if (!len || s[len - 1] != '\n') {
-		kpc_text_escape(out, s, utf8);
-		return;
-	}
-	copy = strndup(s, len - 1);
-	if (!copy) {
-		kpc_text_escape(out, s, utf8);
-		return;
-	}
-	kpc_text_escape(out, copy, utf8);
-	free(copy);
+	if (len && s[len - 1] == '\n')
+		len--;
+	kpc_text_escape_mem(out, s, len, utf8);
 }
 
 /* A printk record, or anything only printk records have. */
@@ -320,7 +314,7 @@ int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,
 	}
 
 	fputs(lc, out);
-	kpc_text_escape_line(out, rec->text, opts->utf8);
+	kpc_text_escape_line(out, rec->text, kpc_record_text_len(rec), opts->utf8);
 	fputs(lc_end, out);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;

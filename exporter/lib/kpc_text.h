@@ -20,7 +20,8 @@
  * With colors the timestamp is green, the subsystem (or the brackets)
  * cyan, and the level and text take their level's color.
  *
- * Every byte that could drive a terminal is escaped as \xNN, and a
+ * Every byte that could drive a terminal is escaped as \xNN (a NUL in
+ * the text, from printk's "%c" of 0, as \x00, like /dev/kmsg), and a
  * backslash as \\, so a record cannot inject escape sequences: C0
  * controls, DEL, and (UTF-8 terminals) C1 controls and ill-formed
  * UTF-8, or (other terminals) every byte >= 0x80.
@@ -72,6 +73,12 @@ int kpc_text_set_level_color(struct kpc_text_opts *opts, const char *assignment)
 
 /* Write s with the escaping described above. */
 void kpc_text_escape(FILE *out, const char *s, bool utf8);
+
+/*
+ * The same for the n bytes at s, a NUL among them as \x00 (as /dev/kmsg
+ * shows it): how a record's text is written.
+ */
+void kpc_text_escape_mem(FILE *out, const char *s, size_t n, bool utf8);
 
 /* Write one record as one line. Returns 0 or -EIO. */
 int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,

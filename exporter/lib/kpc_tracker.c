@@ -75,6 +75,35 @@ static int kpc_tracker_dump_cb(const struct kpc_record *rec, void *ctx)
 	return kpc_tracker_accept(t, rec, KPC_LOST_OVERWRITTEN);
 }
 
+/*
+ * Record seq came but could not be decoded.  Records before it that the
+ * reader never had are lost for @before; seq itself as malformed.
+ */
+static int kpc_tracker_accept_bad(struct kpc_tracker *t, uint64_t seq,
+				  enum kpc_lost_reason before)
+{
+	int err;
+
+	if (seq < t->next)
+		return 0;	/* delivered, or already reported */
+	if (seq > t->next) {
+		err = kpc_tracker_lose(t, seq, before);
+		if (err)
+			return err;
+	}
+	return kpc_tracker_lose(t, seq + 1, KPC_LOST_MALFORMED);
+}
+
+/* A record of the ring that could not be decoded, during a resync. */
+static int kpc_tracker_dump_bad(uint64_t seq, void *ctx)
+{
+	struct kpc_tracker *t = ctx;
+
+	if (!t->anchored)
+		kpc_tracker_anchor(t, seq);
+	return kpc_tracker_accept_bad(t, seq, KPC_LOST_OVERWRITTEN);
+}
+
 int kpc_tracker_malformed(struct kpc_tracker *t, unsigned int count)
 {
 	struct kpc_event ev = {
@@ -90,20 +119,37 @@ int kpc_tracker_malformed(struct kpc_tracker *t, unsigned int count)
 
 int kpc_tracker_resync(struct kpc_tracker *t, enum kpc_cause cause)
 {
-	unsigned int malformed = 0;
+	struct kpc_malformed bad = { .seq_fn = kpc_tracker_dump_bad, .ctx = t };
 	int err, err2;
 
 	t->resyncs++;
 	t->cause = cause;
 	err = t->dump(t->dump_ctx, t->anchored ? t->next : 0,
-		      kpc_tracker_dump_cb, t, &malformed);
-	err2 = kpc_tracker_malformed(t, malformed);
+		      kpc_tracker_dump_cb, t, &bad);
+	err2 = kpc_tracker_malformed(t, bad.count);
 	return err ? err : err2;
+}
+
+/* Notifications skipped [t->next, seq): say so and read the ring for them. */
+static int kpc_tracker_gap(struct kpc_tracker *t, uint64_t seq)
+{
+	struct kpc_event gap = {
+		.kind = KPC_EVENT_GAP,
+		.count = seq - t->next,
+		.first_seq = t->next,
+		.last_seq = seq - 1,
+	};
+	int err;
+
+	t->gaps++;
+	err = kpc_tracker_emit(t, &gap);
+	if (err)
+		return err;
+	return kpc_tracker_resync(t, KPC_CAUSE_GAP);
 }
 
 int kpc_tracker_record(struct kpc_tracker *t, const struct kpc_record *rec)
 {
-	struct kpc_event gap;
 	int err;
 
 	if (!t->anchored)
@@ -114,17 +160,7 @@ int kpc_tracker_record(struct kpc_tracker *t, const struct kpc_record *rec)
 		return 0;
 	}
 	if (rec->seq > t->next) {
-		gap = (struct kpc_event) {
-			.kind = KPC_EVENT_GAP,
-			.count = rec->seq - t->next,
-			.first_seq = t->next,
-			.last_seq = rec->seq - 1,
-		};
-		t->gaps++;
-		err = kpc_tracker_emit(t, &gap);
-		if (err)
-			return err;
-		err = kpc_tracker_resync(t, KPC_CAUSE_GAP);
+		err = kpc_tracker_gap(t, rec->seq);
 		if (err)
 			return err;
 		/*
@@ -135,6 +171,26 @@ int kpc_tracker_record(struct kpc_tracker *t, const struct kpc_record *rec)
 		return kpc_tracker_accept(t, rec, KPC_LOST_MISSING);
 	}
 	return kpc_tracker_deliver(t, rec);
+}
+
+int kpc_tracker_malformed_seq(uint64_t seq, void *tracker)
+{
+	struct kpc_tracker *t = tracker;
+	int err;
+
+	if (!t->anchored)
+		kpc_tracker_anchor(t, seq);
+	if (seq > t->next) {
+		/* Records before it are missing: the ring may have them. */
+		err = kpc_tracker_gap(t, seq);
+		if (err)
+			return err;
+		/* The dump normally reported seq itself too. */
+		return kpc_tracker_accept_bad(t, seq, KPC_LOST_MISSING);
+	}
+	/* No resync is in progress: the loss came in a notification. */
+	t->cause = KPC_CAUSE_NOTIFY;
+	return kpc_tracker_accept_bad(t, seq, KPC_LOST_MALFORMED);
 }
 
 int kpc_tracker_overrun(struct kpc_tracker *t)
@@ -157,6 +213,7 @@ const char *kpc_lost_reason_name(enum kpc_lost_reason reason)
 	switch (reason) {
 	case KPC_LOST_OVERWRITTEN:	return "overwritten";
 	case KPC_LOST_MISSING:		return "missing";
+	case KPC_LOST_MALFORMED:	return "malformed";
 	}
 	return "unknown";
 }
@@ -167,6 +224,7 @@ const char *kpc_cause_name(enum kpc_cause cause)
 	case KPC_CAUSE_START:		return "start";
 	case KPC_CAUSE_GAP:		return "gap";
 	case KPC_CAUSE_OVERRUN:		return "overrun";
+	case KPC_CAUSE_NOTIFY:		return "notification";
 	}
 	return "unknown";
 }

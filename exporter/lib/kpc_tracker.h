@@ -7,7 +7,8 @@
  * skip records (the kernel could not send them, or our socket overran);
  * whenever that happens the tracker dumps the ring from the next sequence
  * number it expects.  What the dump no longer has was overwritten and is
- * reported lost, once.  Notifications that arrive after the dump already
+ * reported lost, once; a record that arrived but could not be decoded is
+ * reported lost as malformed, never as overwritten.  Notifications that arrive after the dump already
  * delivered them are dropped.  Records are delivered in sequence order,
  * each at most once.
  *
@@ -50,13 +51,18 @@ enum kpc_lost_reason {
 	KPC_LOST_OVERWRITTEN,
 	/* The kernel sent later records, but not these, and the ring lacks them. */
 	KPC_LOST_MISSING,
+	/* The kernel sent them, but they could not be decoded. */
+	KPC_LOST_MALFORMED,
 };
+
+#define KPC_LOST_REASONS	(KPC_LOST_MALFORMED + 1)
 
 /* What made the tracker read the ring. */
 enum kpc_cause {
 	KPC_CAUSE_START,	/* the reader asked for records from a given seq */
 	KPC_CAUSE_GAP,
 	KPC_CAUSE_OVERRUN,
+	KPC_CAUSE_NOTIFY,	/* a notification's record (a malformed one) */
 };
 
 struct kpc_event {
@@ -72,7 +78,7 @@ typedef int (*kpc_event_fn)(const struct kpc_event *ev, void *ctx);
 
 /* Read the ring from seq from, as kpc_dump() does. */
 typedef int (*kpc_dump_fn)(void *dump_ctx, uint64_t from, kpc_record_fn fn,
-			   void *fn_ctx, unsigned int *malformed);
+			   void *fn_ctx, struct kpc_malformed *bad);
 
 struct kpc_tracker {
 	/* Set by the user before use. */
@@ -120,6 +126,13 @@ int kpc_tracker_overrun(struct kpc_tracker *t);
 
 /* count records could not be decoded. */
 int kpc_tracker_malformed(struct kpc_tracker *t, unsigned int count);
+
+/*
+ * A notification carried record seq, which could not be decoded (a
+ * kpc_malformed seq_fn, ctx the tracker): it is reported lost, as
+ * malformed, once, and not taken for a gap to read the ring for.
+ */
+int kpc_tracker_malformed_seq(uint64_t seq, void *tracker);
 
 /* For messages and JSON. */
 const char *kpc_lost_reason_name(enum kpc_lost_reason reason);

@@ -101,6 +101,9 @@ for i in 1 2; do
 		not_ok "emit '$NOARGS' with a subsystem"
 done
 kprint emit --level info --class registered "$NOARGS" >/dev/null || not_ok "emit '$NOARGS' --class registered"
+# A plain printk, for a printk series: the records' echoes count as the
+# records, not as printk messages (tests/e2e/bpf-echo.sh).
+echo "kpx plain printk line" >/dev/kmsg
 get /metrics >"$WORK/status"
 cp "$WORK/body" "$WORK/metrics.odd"
 check "/metrics escapes quotes and backslashes and replaces invalid UTF-8" \

@@ -167,6 +167,25 @@ def kmsg_records(fd=None):
     return records
 
 
+def printk_lines(recs):
+    """printk's ring records, rebuilt from bridged records in seq order: a
+    pr_cont() fragment (flags bit 3) that continues the line of the record
+    just before it (its line start, or a fragment of the same line) is part
+    of that ring record, as printk appends it there; any other record is a
+    ring record of its own.  Each: {"line": the seq of its line's start,
+    "recs": its records, "text": their texts joined}, as /dev/kmsg shows."""
+    lines = []
+    for r in recs:
+        line = r["continues"] if r["flags"] & 8 else None
+        if line and lines and lines[-1]["line"] == line:
+            lines[-1]["recs"].append(r)
+        else:
+            lines.append({"line": line or r["seq"], "recs": [r]})
+    for ln in lines:
+        ln["text"] = "".join(r["text"] for r in ln["recs"])
+    return lines
+
+
 def kmsg_write(text, level=6):
     """One line into the kernel log, as a marker between a test's steps."""
     with open("/dev/kmsg", "w") as f:

@@ -17,7 +17,8 @@
  * enums,
  * at most KPRINT_ARGS_MAX args, every string non-NULL, inside the message
  * (or the empty literal), NUL-terminated there, within its UAPI limit and
- * exactly as long as its attribute (no NUL inside).  The return value is
+ * exactly as long as its attribute (no NUL inside, but in the text and
+ * args, whose lengths say how long they are).  The return value is
  * the number of records passed on, or the callback's error, and -EBADMSG
  * only for a message too short for a genl header.  Each record then goes
  * through what readers do with it: kpc_record_dup() must copy it exactly,
@@ -45,7 +46,8 @@ struct walk {
 	bool stop;
 };
 
-static void check_string(const struct walk *w, const char *s, size_t max,
+/* len: the record's length of s (strlen() for all but the text and args). */
+static void check_string(const struct walk *w, const char *s, size_t len, size_t max,
 			 const char *what)
 {
 	const struct nlattr *nla;
@@ -56,15 +58,23 @@ static void check_string(const struct walk *w, const char *s, size_t max,
 		fuzz_assert(!*s, "%s points outside the message", what);
 		return;
 	}
-	fuzz_assert(memchr(s, 0, w->hi - s), "%s runs past the message", what);
-	fuzz_assert(strlen(s) < max, "%s is %zu bytes, limit %zu", what,
-		    strlen(s), max);
-	/* A NUL before the attribute's end would hide bytes. */
+	fuzz_assert(len < (size_t)(w->hi - s) && !s[len], "%s runs past the message", what);
+	fuzz_assert(len < max, "%s is %zu bytes, limit %zu", what, len, max);
+	/* A length short of the attribute's end would hide bytes. */
 	nla = (const struct nlattr *)(s - NLA_HDRLEN);
 	fuzz_assert((const char *)nla >= w->lo, "%s has no attribute", what);
-	fuzz_assert((size_t)nla_len(nla) == strlen(s) + 1,
-		    "%s is %zu bytes in a %d-byte attribute", what, strlen(s),
-		    nla_len(nla));
+	fuzz_assert((size_t)nla_len(nla) == len + 1,
+		    "%s is %zu bytes in a %d-byte attribute", what, len, nla_len(nla));
+}
+
+/* NUL bytes among the first n of s. */
+static size_t count_nul(const char *s, size_t n)
+{
+	size_t i, nul = 0;
+
+	for (i = 0; i < n; i++)
+		nul += !s[i];
+	return nul;
 }
 
 /* The copy has the same values and owns every string. */
@@ -97,15 +107,19 @@ static void check_dup(const struct kpc_record *rec)
 	for (i = 0; i < 8; i++)
 		fuzz_assert(!strcmp(a[i], b[i]) && a[i] != b[i],
 			    "copied string %u differs or is shared", i);
+	fuzz_assert(kpc_record_text_len(c) == kpc_record_text_len(rec) &&
+		    !memcmp(c->text, rec->text, kpc_record_text_len(rec) + 1),
+		    "copied text differs after a NUL");
 	for (i = 0; i < rec->nargs; i++)
-		fuzz_assert(!strcmp(rec->args[i], c->args[i]) &&
+		fuzz_assert(kpc_record_arg_len(c, i) == kpc_record_arg_len(rec, i) &&
+			    !memcmp(rec->args[i], c->args[i], kpc_record_arg_len(rec, i) + 1) &&
 			    rec->args[i] != c->args[i], "copied arg %u", i);
 	kpc_record_free(c);
 }
 
 static void check_json(const struct kpc_record *rec)
 {
-	struct json_object *back, *seq;
+	struct json_object *back, *seq, *text;
 	struct json_tokener *tok;
 	char *s = NULL;
 	size_t len = 0;
@@ -130,6 +144,10 @@ static void check_json(const struct kpc_record *rec)
 		    "json-c does not parse it back: %s", s);
 	fuzz_assert(json_object_object_get_ex(back, "seq", &seq) &&
 		    json_object_get_uint64(seq) == rec->seq, "seq lost: %s", s);
+	/* Making the text valid UTF-8 neither adds nor drops a NUL. */
+	fuzz_assert(json_object_object_get_ex(back, "text", &text) &&
+		    count_nul(json_object_get_string(text), json_object_get_string_len(text)) ==
+		    count_nul(rec->text, kpc_record_text_len(rec)), "a NUL of the text lost: %s", s);
 	json_object_put(back);
 	json_tokener_free(tok);
 	free(s);
@@ -175,16 +193,19 @@ static int on_record(const struct kpc_record *rec, void *ctx)
 	fuzz_assert(rec->source <= KPRINT_SOURCE_MAX && kpc_source_name(rec->source),
 		    "source %u", rec->source);
 	fuzz_assert(rec->nargs <= KPRINT_ARGS_MAX, "%u args", rec->nargs);
-	check_string(w, rec->device, KPRINT_DEVICE_MAX, "device");
-	check_string(w, rec->comm, KPRINT_COMM_MAX, "comm");
-	check_string(w, rec->file, KPRINT_TAG_MAX, "file");
-	check_string(w, rec->function, KPRINT_TAG_MAX, "function");
-	check_string(w, rec->subsystem, KPRINT_TAG_MAX, "subsystem");
-	check_string(w, rec->module, KPRINT_TAG_MAX, "module");
-	check_string(w, rec->format, KPRINT_FORMAT_MAX, "format");
-	check_string(w, rec->text, KPRINT_TEXT_MAX, "text");
+#define CHECK_NAME(s, max) check_string(w, s, strlen(s), max, #s)
+	CHECK_NAME(rec->device, KPRINT_DEVICE_MAX);
+	CHECK_NAME(rec->comm, KPRINT_COMM_MAX);
+	CHECK_NAME(rec->file, KPRINT_TAG_MAX);
+	CHECK_NAME(rec->function, KPRINT_TAG_MAX);
+	CHECK_NAME(rec->subsystem, KPRINT_TAG_MAX);
+	CHECK_NAME(rec->module, KPRINT_TAG_MAX);
+	CHECK_NAME(rec->format, KPRINT_FORMAT_MAX);
+	/* The text and the args may hold a NUL: their lengths say how far. */
+	fuzz_assert(rec->text_len == kpc_record_text_len(rec), "text_len unset");
+	check_string(w, rec->text, rec->text_len, KPRINT_TEXT_MAX, "text");
 	for (i = 0; i < rec->nargs; i++)
-		check_string(w, rec->args[i], KPRINT_ARG_MAX, "arg");
+		check_string(w, rec->args[i], kpc_record_arg_len(rec, i), KPRINT_ARG_MAX, "arg");
 
 	check_dup(rec);
 	check_json(rec);
@@ -194,18 +215,27 @@ static int on_record(const struct kpc_record *rec, void *ctx)
 	return w->stop ? STOP_ERR : 0;
 }
 
+/* A malformed record's seq is reported at most once per record. */
+static int on_bad_seq(uint64_t seq, void *ctx)
+{
+	(void)seq;
+	(*(unsigned int *)ctx)++;
+	return 0;
+}
+
 static void decode(struct nlmsghdr *nlh, struct walk *w)
 {
-	unsigned int malformed = 0, before = w->n;
+	unsigned int before = w->n, named = 0;
+	struct kpc_malformed bad = { .seq_fn = on_bad_seq, .ctx = &named };
 	int ret;
 
 	w->lo = (const char *)nlh;
 	w->hi = (const char *)nlh + nlh->nlmsg_len;
-	ret = kpc_record_decode_msg(nlh, on_record, w, &malformed);
+	ret = kpc_record_decode_msg(nlh, on_record, w, &bad);
 	if (ret == -EBADMSG) {
 		fuzz_assert(nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN,
 			    "-EBADMSG for a %u-byte message", nlh->nlmsg_len);
-		fuzz_assert(w->n == before && !malformed, "records from a bad message");
+		fuzz_assert(w->n == before && !bad.count, "records from a bad message");
 		return;
 	}
 	if (w->stop && w->n > before) {
@@ -216,8 +246,9 @@ static void decode(struct nlmsghdr *nlh, struct walk *w)
 	fuzz_assert(ret >= 0 && (unsigned int)ret == w->n - before,
 		    "returned %d for %u records", ret, w->n - before);
 	/* At most one per attribute, plus the trailing bytes. */
-	fuzz_assert(malformed <= nlh->nlmsg_len / NLA_HDRLEN + 1,
-		    "%u malformed in %u bytes", malformed, nlh->nlmsg_len);
+	fuzz_assert(bad.count <= nlh->nlmsg_len / NLA_HDRLEN + 1,
+		    "%u malformed in %u bytes", bad.count, nlh->nlmsg_len);
+	fuzz_assert(named <= bad.count, "%u seqs named for %u malformed", named, bad.count);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,7 +7,7 @@ footer), the palette (?color= and --web.level-color, words and VGA
 attribute bytes, 400 for a bad one), and in headless Chromium: records in
 their levels' colors, a record holding <script> shown as text with nothing
 run, a row's detail with every field and its args from the keyboard, the
-err+ filter chosen with the keyboard, the text filter, the language
+err+ filter chosen with the keyboard, the text filter, a NUL shown as \\x00, the language
 selector only when the exporter has catalogs and the translated text with
 it, no console errors.
 
@@ -49,6 +49,8 @@ path = os.path.join(work, "r.jsonl")
 recs = [record(i + 1, "page %s at port %d", level=lv, subsystem="pg", args=[lv, str(i)],
                text="page %s at port %d" % (lv, i)) for i, lv in enumerate(LEVELS)]
 recs.append(record(9, "evil %s", level="err", args=[EVIL], text="evil " + EVIL))
+# printk("xxx%cyyy", '\0'): the NUL shown as /dev/kmsg shows it (kprint(7)).
+recs.append(record(10, "xxx%cyyy", level="info", args=["\0"], text="xxx\0yyy"))
 with open(path, "wb") as f:
     for r in recs:
         f.write(line(r))
@@ -117,6 +119,9 @@ try:
     t.ok(evil and evil[0].text == "evil " + EVIL and b.js("return window.kpxPwned") is None and
          not b.js("return document.querySelectorAll('#tail script, #tail img').length"),
          "a record holding <script> and <img onerror> shows as text, nothing runs")
+    nul = b.d.find_elements(By.CSS_SELECTOR, '.row[data-seq="10"] .txt')
+    t.ok(nul and nul[0].text == "xxx\\x00yyy",
+         "a NUL in a text shows as \\x00, like /dev/kmsg (%r)" % (nul and nul[0].text))
     t.ok(b.js("return document.getElementById('lang-label').hidden") is True,
          "no language selector: the exporter has no catalogs")
 

@@ -212,6 +212,11 @@ static void test_german(void)
 	record(&rec, "prec %.*s and %-5lu", 2, "abc", "7    ");
 	tap_ok(!strcmp(translate(c, &rec), "Pr\xc3\xa4zision abc und 7    "),
 	       "in-order %%.*s and %%-5lu (%s)", translate(c, &rec));
+	/* A C string cannot carry the NUL of a "%c" of 0: the text stays. */
+	record(&rec, "%s: port %d reset by %s", 3, "usb1", "3", "h\0b");
+	rec.arg_len[2] = 3;
+	tap_ok(!strcmp(translate(c, &rec), "(fallback)"),
+	       "an arg with a NUL inside leaves the text untranslated (%s)", translate(c, &rec));
 	kpc_catalog_free(c);
 }
 

@@ -598,7 +598,7 @@ static void test_format_summary(void)
 {
 	struct kprint_counter_totals t = {
 		.kprint_records = 7, .kprint_failed = { .full = 1 },
-		.printk_plain = 18446744073709551614ULL, .printk_bridged = 1,
+		.printk_plain = 18446744073709551608ULL, .printk_bridged = 1,
 		.printk_failed = { .busy = 2, .nomem = 3, .other = 4 }, .printk_unreadable = 5,
 		.printk_echo = 6, .handoff_torn = 8, .handoff_switched = 9,
 	};
@@ -615,7 +615,7 @@ static void test_format_summary(void)
 	line = print_put_line(kpc_json_format_summary(KPC_BPF_PRINTK, &t, 0, 10, &down));
 	tap_ok(line && !strcmp(line, "{\"source\":\"printk\",\"total\":18446744073709551615,"
 			       "\"overflow\":14,\"failed\":{\"full\":0,\"busy\":2,\"nomem\":3,"
-			       "\"other\":4},\"plain\":18446744073709551614,\"bridged\":1,"
+			       "\"other\":4},\"plain\":18446744073709551608,\"bridged\":1,"
 			       "\"echo\":6,\"unreadable\":5,\"handoff_torn\":8,\"handoff_switched\":9,"
 			       "\"formats\":0,\"max_formats\":10,"
 			       "\"attached\":false,\"skipped\":\"no " FFFD " fentry\"}\n"),
@@ -682,6 +682,40 @@ static void test_record_write(void)
 	}
 }
 
+/*
+ * printk("xxx%cyyy", '\0'): the text and the arg hold a NUL, which the JSON
+ * carries as \u0000 and a JSON reader gets back as the byte (issue 26).
+ */
+static void test_record_inner_nul(void)
+{
+	struct kpc_record rec = nasty_record(9, KPRINT_LEVEL_INFO, KPRINT_CLASS_NONE);
+	struct json_object *obj = NULL, *v, *a;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	rec.format = "xxx%cyyy";
+	rec.text = "xxx\0yyy";
+	rec.text_len = 7;
+	rec.nargs = 1;
+	rec.args[0] = "";
+	rec.arg_len[0] = 1;
+	kpc_json_record_write_translated(f, &rec, rec.text);
+	fclose(f);
+	tap_ok(got && strstr(got, ",\"args\":[\"\\u0000\"],\"text\":\"xxx\\u0000yyy\",") &&
+	       strstr(got, ",\"text_translated\":\"xxx\\u0000yyy\"}"),
+	       "a NUL in the text and an arg is written as \\u0000, the bytes after it too");
+	if (got)
+		obj = json_tokener_parse(got);
+	tap_ok(obj && json_object_object_get_ex(obj, "text", &v) &&
+	       json_object_get_string_len(v) == 7 && !memcmp(json_object_get_string(v), "xxx\0yyy", 8) &&
+	       json_object_object_get_ex(obj, "args", &a) &&
+	       json_object_get_string_len(json_object_array_get_idx(a, 0)) == 1,
+	       "json-c reads the NUL back as the byte it was");
+	json_object_put(obj);
+	free(got);
+}
+
 /* A full disk is an error, not a line silently lost. */
 static void test_record_print_error(void)
 {
@@ -704,6 +738,7 @@ int main(void)
 	test_sanitize();
 	test_record();
 	test_record_write();
+	test_record_inner_nul();
 	test_record_print_error();
 	test_lost_and_stats();
 	test_schema();

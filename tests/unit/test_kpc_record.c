@@ -62,6 +62,9 @@ enum {
 	SOURCE_2	= 1 << 17,
 	DEVICE_TOO_LONG	= 1 << 18,
 	DEVICE_AT_LIMIT	= 1 << 19,
+	ARG_INNER_NUL	= 1 << 20,
+	COMM_INNER_NUL	= 1 << 21,
+	FORMAT_INNER_NUL = 1 << 22,
 };
 
 /* Build the nest's payload in its own message, then put it as one attr. */
@@ -101,14 +104,22 @@ static struct nl_msg *minimal(unsigned int spoil, unsigned int nargs)
 		nla_put_u16(inner, KPRINT_RECORD_A_LINE, 7);
 	if (spoil & COMM_TOO_LONG)
 		nla_put_string(inner, KPRINT_RECORD_A_COMM, "sixteen-chars-xx");
+	if (spoil & COMM_INNER_NUL)
+		nla_put(inner, KPRINT_RECORD_A_COMM, 4, "a\0b");
 	if (!(spoil & NO_FORMAT)) {
 		if (spoil & FORMAT_NO_NUL)
 			nla_put(inner, KPRINT_RECORD_A_FORMAT, 4, "%s%s");
+		else if (spoil & FORMAT_INNER_NUL)
+			nla_put(inner, KPRINT_RECORD_A_FORMAT, 4, "%\0c");
 		else
 			nla_put_string(inner, KPRINT_RECORD_A_FORMAT, "%s");
 	}
-	for (i = 0; i < nargs; i++)
-		nla_put_string(inner, KPRINT_RECORD_A_ARG, "a");
+	for (i = 0; i < nargs; i++) {
+		if (spoil & ARG_INNER_NUL)
+			nla_put(inner, KPRINT_RECORD_A_ARG, 2, "\0");
+		else
+			nla_put_string(inner, KPRINT_RECORD_A_ARG, "a");
+	}
 	if (!(spoil & NO_TEXT)) {
 		if (spoil & TEXT_INNER_NUL) {
 			nla_put(inner, KPRINT_RECORD_A_TEXT, 4, "a\0b");
@@ -223,7 +234,7 @@ static void test_batched(void)
 {
 	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
 	struct seen s = { 0 };
-	unsigned int malformed = 0;
+	struct kpc_malformed bad = { 0 };
 	int n;
 
 	test_put_record(msg, 10, KPRINT_LEVEL_INFO);
@@ -231,8 +242,8 @@ static void test_batched(void)
 	nla_put_u64(msg, KPRINT_A_SEQ, 99);	/* not a record: skipped */
 	test_put_record(msg, 12, KPRINT_LEVEL_DEBUG);
 
-	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
-	tap_ok(n == 3 && s.n == 3 && malformed == 0,
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &bad);
+	tap_ok(n == 3 && s.n == 3 && bad.count == 0,
 	       "a message with three records yields three (got %d)", n);
 	tap_ok(s.n == 3 && s.seq[0] == 10 && s.seq[1] == 11 && s.seq[2] == 12,
 	       "batched records come out in message order");
@@ -249,11 +260,11 @@ static void test_batched(void)
 
 static void test_batch_with_bad_record(void)
 {
-	struct nl_msg *bad = minimal(NO_SEQ, 0);
+	struct nl_msg *spoilt = minimal(NO_SEQ, 0);
 	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
-	struct nlattr *bad_nest = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(bad)), 0);
+	struct nlattr *bad_nest = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(spoilt)), 0);
 	struct seen s = { 0 };
-	unsigned int malformed = 0;
+	struct kpc_malformed bad = { 0 };
 	int n;
 
 	test_put_record(msg, 20, KPRINT_LEVEL_INFO);
@@ -261,12 +272,12 @@ static void test_batch_with_bad_record(void)
 		nla_data(bad_nest));
 	test_put_record(msg, 22, KPRINT_LEVEL_INFO);
 
-	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
-	tap_ok(n == 2 && malformed == 1 && s.seq[0] == 20 && s.seq[1] == 22,
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &bad);
+	tap_ok(n == 2 && bad.count == 1 && s.seq[0] == 20 && s.seq[1] == 22,
 	       "a malformed record in a batch is skipped and counted, the others decode");
 	seen_free(&s);
 	nlmsg_free(msg);
-	nlmsg_free(bad);
+	nlmsg_free(spoilt);
 }
 
 static void test_rejects(void)
@@ -285,7 +296,8 @@ static void test_rejects(void)
 		{ LEVEL_AS_U64, 1, -EINVAL, "an 8-byte LEVEL (u32 expected)" },
 		{ LINE_AS_U16, 1, -EINVAL, "a 2-byte LINE (u32 expected)" },
 		{ FORMAT_NO_NUL, 1, -EINVAL, "a FORMAT without its NUL" },
-		{ TEXT_INNER_NUL, 1, -EINVAL, "a TEXT with a NUL inside" },
+		{ COMM_INNER_NUL, 1, -EINVAL, "a COMM with a NUL inside (a name, not rendered text)" },
+		{ FORMAT_INNER_NUL, 1, -EINVAL, "a FORMAT with a NUL inside" },
 		{ SEQ_TWICE, 1, -EINVAL, "a record with two SEQs" },
 		{ LEVEL_8, 1, -ERANGE, "LEVEL 8 (past debug)" },
 		{ CLASS_5, 1, -ERANGE, "CLASS 5 (past copyright)" },
@@ -318,23 +330,88 @@ static void test_rejects(void)
 	tap_ok(err == 0, "ignores an attribute newer than the UAPI it knows");
 }
 
+/*
+ * printk("xxx%cyyy", '\0') renders a NUL into the text and the arg: data,
+ * which the record keeps with its length (issue 26).
+ */
+static void test_inner_nul(void)
+{
+	struct kpc_record rec, *copy;
+	int err;
+
+	err = decode_minimal(TEXT_INNER_NUL | ARG_INNER_NUL, 2, &rec);
+	tap_ok(err == 0, "a TEXT and ARGs with a NUL inside decode (got %d)", err);
+	tap_ok(!err && rec.text_len == 3 && !memcmp(rec.text, "a\0b", 4) &&
+	       kpc_record_text_len(&rec) == 3,
+	       "the text keeps its NUL and its length, 3");
+	tap_ok(!err && rec.nargs == 2 && rec.arg_len[0] == 1 && rec.args[0][0] == '\0' &&
+	       kpc_record_arg_len(&rec, 1) == 1,
+	       "an arg that is one NUL has length 1");
+	copy = err ? NULL : kpc_record_dup(&rec);
+	tap_ok(copy && copy->text_len == 3 && !memcmp(copy->text, "a\0b", 4) &&
+	       copy->arg_len[1] == 1 && !memcmp(copy->args[1], "\0", 2) &&
+	       copy->text != rec.text,
+	       "kpc_record_dup() copies the bytes after a NUL too");
+	kpc_record_free(copy);
+
+	err = decode_minimal(0, 1, &rec);
+	tap_ok(!err && rec.text_len == 1 && rec.arg_len[0] == 1,
+	       "a decoded record always has its lengths");
+}
+
+static int bad_seq(uint64_t seq, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < MAX_SEEN)
+		s->seq[s->n] = 1000 + seq;	/* marked as bad */
+	s->n++;
+	return 0;
+}
+
+/* A malformed record whose SEQ is whole is named, in order with the rest. */
+static void test_bad_record_seq(void)
+{
+	struct nl_msg *spoilt = minimal(LEVEL_8, 0), *noseq = minimal(NO_SEQ, 0);
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct nlattr *a = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(spoilt)), 0);
+	struct nlattr *b = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(noseq)), 0);
+	struct seen s = { 0 };
+	struct kpc_malformed bad = { .seq_fn = bad_seq, .ctx = &s };
+	int n;
+
+	test_put_record(msg, 4, KPRINT_LEVEL_INFO);
+	nla_put(msg, KPRINT_A_RECORD | NLA_F_NESTED, nla_len(a), nla_data(a));
+	nla_put(msg, KPRINT_A_RECORD | NLA_F_NESTED, nla_len(b), nla_data(b));
+	test_put_record(msg, 6, KPRINT_LEVEL_INFO);
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &bad);
+	tap_ok(n == 2 && bad.count == 2 && s.n == 3 && s.seq[0] == 4 &&
+	       s.seq[1] == 1005 && s.seq[2] == 6,
+	       "the seq of a malformed record (5) is reported between 4 and 6, "
+	       "one without a SEQ only counted");
+	seen_free(&s);
+	nlmsg_free(msg);
+	nlmsg_free(spoilt);
+	nlmsg_free(noseq);
+}
+
 static void test_bad_messages(void)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	struct seen s = { 0 };
-	unsigned int malformed = 0;
+	struct kpc_malformed bad = { 0 };
 	int n;
 
 	/* A netlink header and nothing else: no room for a genl header. */
 	nlmsg_put(msg, 0, 0, TEST_FAMILY_ID, 0, 0);
-	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &bad);
 	tap_ok(n == -EBADMSG && s.n == 0,
 	       "a message without a genl header is -EBADMSG (got %d)", n);
 	nlmsg_free(msg);
 
 	msg = test_msg(KPRINT_CMD_RECORD_NTF);
-	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &malformed);
-	tap_ok(n == 0 && malformed == 0, "a message without records yields none");
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &s, &bad);
+	tap_ok(n == 0 && bad.count == 0, "a message without records yields none");
 	nlmsg_free(msg);
 }
 
@@ -348,13 +425,13 @@ static int stop_after_first(const struct kpc_record *rec, void *ctx)
 static void test_callback_stops(void)
 {
 	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
-	unsigned int malformed = 0;
+	struct kpc_malformed bad = { 0 };
 	int calls = 0, n;
 
 	test_put_record(msg, 1, 0);
 	test_put_record(msg, 2, 0);
 	n = kpc_record_decode_msg(nlmsg_hdr(msg), stop_after_first, &calls,
-				  &malformed);
+				  &bad);
 	tap_ok(n == -ECANCELED && calls == 1,
 	       "a callback's error stops the walk and is returned");
 	nlmsg_free(msg);
@@ -449,6 +526,8 @@ int main(void)
 	test_batched();
 	test_batch_with_bad_record();
 	test_rejects();
+	test_inner_nul();
+	test_bad_record_seq();
 	test_bad_messages();
 	test_callback_stops();
 	test_names();

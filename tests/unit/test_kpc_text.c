@@ -169,6 +169,17 @@ static void test_line(void)
 	       "subsystem and text are escaped in the line");
 	free(got);
 
+	/* printk("xxx%cyyy\n", '\0'): the NUL shown as /dev/kmsg shows it. */
+	rec.subsystem = "";
+	rec.text = "xxx\0yyy\n";
+	rec.text_len = 8;
+	got = line(&o, &rec);
+	tap_ok(strstr(got, " notice xxx\\x00yyy\n") != NULL,
+	       "a NUL in the text is \\x00, the bytes after it kept, the newline dropped");
+	free(got);
+	rec.text_len = 0;
+	rec.subsystem = "evil\033[2J";
+
 	kpc_text_init(&o, true, true);
 	rec.level = KPRINT_LEVEL_ERR;
 	rec.subsystem = "usb";

@@ -16,7 +16,8 @@
 struct ring {
 	uint64_t first, last;
 	int fail;		/* dump returns this error when set */
-	unsigned int malformed;	/* reported by each dump */
+	unsigned int malformed;	/* reported by each dump, without a seq */
+	uint64_t bad_seq;	/* the one record of the ring that is malformed */
 	unsigned int dumps;
 	uint64_t dumped_from;
 };
@@ -30,7 +31,7 @@ struct log {
 };
 
 static int ring_dump(void *dump_ctx, uint64_t from, kpc_record_fn fn,
-		     void *fn_ctx, unsigned int *malformed)
+		     void *fn_ctx, struct kpc_malformed *bad)
 {
 	struct ring *r = dump_ctx;
 	struct kpc_record rec = { .format = "%d", .text = "x" };
@@ -39,12 +40,17 @@ static int ring_dump(void *dump_ctx, uint64_t from, kpc_record_fn fn,
 
 	r->dumps++;
 	r->dumped_from = from;
-	*malformed = r->malformed;
+	bad->count += r->malformed;
 	if (r->fail)
 		return r->fail;
 	for (seq = from > r->first ? from : r->first; seq <= r->last; seq++) {
 		rec.seq = seq;
-		err = fn(&rec, fn_ctx);
+		if (seq == r->bad_seq) {
+			bad->count++;
+			err = bad->seq_fn ? bad->seq_fn(seq, bad->ctx) : 0;
+		} else {
+			err = fn(&rec, fn_ctx);
+		}
 		if (err)
 			return err;
 	}
@@ -281,6 +287,71 @@ static void test_stop_and_errors(void)
 	       "malformed records seen by a dump are reported");
 }
 
+/* Lost events of a reason, and their total. */
+static uint64_t lost_for(const struct log *l, enum kpc_lost_reason reason)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < l->nevents; i++)
+		if (l->events[i].kind == KPC_EVENT_LOST && l->events[i].reason == reason)
+			n += l->events[i].count;
+	return n;
+}
+
+/*
+ * Issue 26: a record that cannot be decoded was reported as overwritten,
+ * though the ring had it.  It is lost as malformed, and only it.
+ */
+static void test_malformed_named(void)
+{
+	struct ring r = { .first = 1, .last = 10, .bad_seq = 5 };
+	struct kpc_tracker t;
+	struct log l;
+	unsigned int i;
+	int err, delivered_ok;
+
+	/* From the ring: 1..4, 5 malformed, 6..10. */
+	setup(&t, &r, &l);
+	err = kpc_tracker_resync(&t, KPC_CAUSE_START);
+	delivered_ok = l.n == 9;
+	for (i = 0; i < l.n && delivered_ok; i++)
+		delivered_ok = l.delivered[i] == (i < 4 ? i + 1 : i + 2);
+	tap_ok(!err && delivered_ok && t.next == 11,
+	       "a dump with a malformed record delivers the others, in order");
+	tap_ok(lost_for(&l, KPC_LOST_MALFORMED) == 1 &&
+	       lost_for(&l, KPC_LOST_OVERWRITTEN) == 0 && t.lost == 1 && t.malformed == 1,
+	       "the malformed record of a dump is lost as malformed, not overwritten");
+	tap_ok(!strcmp(kpc_lost_reason_name(KPC_LOST_MALFORMED), "malformed"),
+	       "its reason is named \"malformed\"");
+
+	/* From notifications: 4, 5 malformed, 6; the ring is not read. */
+	setup(&t, &r, &l);
+	r.dumps = 0;
+	err = notify(&t, 4);
+	err = err ? err : kpc_tracker_malformed_seq(5, &t);
+	err = err ? err : kpc_tracker_malformed(&t, 1);
+	err = err ? err : notify(&t, 6);
+	tap_ok(!err && l.n == 2 && l.delivered[0] == 4 && l.delivered[1] == 6 &&
+	       r.dumps == 0 && t.gaps == 0,
+	       "a malformed notification is no gap: nothing re-read");
+	tap_ok(lost_for(&l, KPC_LOST_MALFORMED) == 1 && t.lost == 1 &&
+	       lost_for(&l, KPC_LOST_OVERWRITTEN) == 0 &&
+	       event_is(&l.events[0], KPC_EVENT_LOST, 1, 5, 5),
+	       "and is lost once, as malformed, with its seq");
+
+	/* A malformed notification after missed ones: the ring has those (and the rest). */
+	setup(&t, &r, &l);
+	r.dumps = 0;
+	err = notify(&t, 2);
+	err = err ? err : kpc_tracker_malformed_seq(5, &t);
+	err = err ? err : notify(&t, 6);
+	tap_ok(!err && l.n == 8 && l.delivered[1] == 3 && l.delivered[2] == 4 &&
+	       l.delivered[3] == 6 && r.dumps == 1 &&
+	       lost_for(&l, KPC_LOST_MALFORMED) == 1 && t.lost == 1,
+	       "records missed before a malformed one come from the ring; it is lost once");
+}
+
 int main(void)
 {
 	test_in_order();
@@ -291,5 +362,6 @@ int main(void)
 	test_missing();
 	test_start();
 	test_stop_and_errors();
+	test_malformed_named();
 	return tap_done();
 }

@@ -105,6 +105,7 @@ static void test_fields(void)
 {
 	struct kpx_journal_entry e = { 0 };
 	struct kpc_record *rec = record(rec_json), *pr = record(printk_json);
+	int found = 0;
 	bool ok;
 
 	if (!tap_ok(rec && pr, "the test records parse"))
@@ -130,6 +131,25 @@ static void test_fields(void)
 	     field_is(&e, "KPRINT_MODULE", "") && field_is(&e, "KPRINT_DEVICE", "+usb:1-1") &&
 	     !field(&e, "KPRINT_ARG_0");
 	tap_ok(ok, "no CODE_ fields without a place, the KPRINT_ ones even when empty, the device");
+
+	/* printk("xxx%cyyy", '\0'): journald takes the byte as it is. */
+	pr->text = "xxx\0yyy";
+	pr->text_len = 7;
+	pr->args[0] = "";
+	pr->arg_len[0] = 1;
+	pr->nargs = 1;
+	tap_ok(!kpx_journal_entry_build(&e, pr), "a record with a NUL in its text is built");
+	for (unsigned int i = 0; i < e.n; i++) {
+		const char *f = e.iov[i].iov_base;
+		size_t len = e.iov[i].iov_len;
+
+		if (len == sizeof("MESSAGE=xxx\0yyy") - 1 && !memcmp(f, "MESSAGE=xxx\0yyy", len))
+			found++;
+		if (len == sizeof("KPRINT_ARG_0=\0") - 1 && !memcmp(f, "KPRINT_ARG_0=\0", len))
+			found++;
+	}
+	tap_ok(found == 2,
+	       "MESSAGE holds the NUL and the bytes after it, and the arg its NUL");
 	kpx_journal_entry_fini(&e);
 	kpc_record_free(rec);
 	kpc_record_free(pr);

@@ -167,6 +167,26 @@ static void test_parse(void)
 		kpc_record_free(l.rec);
 		free(s);
 	}
+	/* A text's or an arg's NUL is the byte printk rendered (kprint(7)). */
+	{
+		char *s = with("text", "\"xxx\\u0000yyy\"");
+		char *t = NULL;
+
+		ret = parse(s, &l);
+		tap_ok(ret == 1 && l.rec->text_len == 7 && !memcmp(l.rec->text, "xxx\0yyy", 8),
+		       "a text's \\u0000 is kept as a NUL, with the bytes after it");
+		if (ret == 1)
+			kpc_record_free(l.rec);
+		t = with("args", "[\"\\u0000\"]");
+		ret = parse(t, &l);
+		tap_ok(ret == 1 && l.rec->nargs == 1 && l.rec->arg_len[0] == 1 &&
+		       l.rec->args[0][0] == '\0',
+		       "an arg's \\u0000 is kept as a NUL");
+		if (ret == 1)
+			kpc_record_free(l.rec);
+		free(s);
+		free(t);
+	}
 }
 
 static struct kpc_record mkrec(uint64_t seq, unsigned int level, const char *fmt,

@@ -120,6 +120,14 @@ function origin(rec) {
   return rec.subsystem ? rec.subsystem + ":" : "";
 }
 
+// A control byte in a text or arg (a NUL from printk's "%c" of 0) would
+// vanish on screen: it is shown as /dev/kmsg and kprint monitor show it,
+// \xNN.  Tab and newline stay what they are; the JSON keeps every byte.
+function visible(s) {
+  return s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g,
+                   (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+}
+
 function shownText(rec) {
   return filters.lang && typeof rec.text_translated === "string" ? rec.text_translated : rec.text;
 }
@@ -162,7 +170,7 @@ function render(rec) {
   row.dataset.seq = String(rec.seq);
   row.dataset.level = rec.level;
   const cells = [["ts", stamp(rec.ts_mono_ns)], ["lvl c", rec.level],
-                 ["sub", origin(rec)], ["txt c", row.kpxText]];
+                 ["sub", origin(rec)], ["txt c", visible(row.kpxText)]];
   for (const [cls, s] of cells) {
     const span = document.createElement("span");
     span.className = cls;
@@ -355,8 +363,8 @@ function field(dl, name, value) {
   const dt = document.createElement("dt");
   dt.textContent = name;
   const dd = document.createElement("dd");
-  dd.textContent = typeof value === "string" || typeof value === "bigint" ? String(value)
-    : JSON.stringify(value);
+  dd.textContent = typeof value === "string" ? visible(value)
+    : typeof value === "bigint" ? String(value) : JSON.stringify(value);
   dl.append(dt, dd);
 }
 
@@ -370,7 +378,7 @@ function showDetail(row) {
   const ol = $("detail-args");
   ol.replaceChildren(...(rec.args || []).map((a) => {
     const li = document.createElement("li");
-    li.textContent = a;
+    li.textContent = visible(a);
     return li;
   }));
   $("detail-title").textContent = `Record ${rec.seq} (${rec.level})`;

@@ -147,9 +147,13 @@ enum kprint_record_attr {
 	KPRINT_RECORD_A_MODULE,		/* string */
 	KPRINT_RECORD_A_FORMAT,		/* string */
 	KPRINT_RECORD_A_FORMAT_ID,	/* u64: FNV-1a of the format */
-	/* string; may repeat: One rendered argument, in argument order. */
+	/*
+	 * string; may repeat: One rendered argument, in argument order; a NUL
+	 * inside ("%c" of 0) is data.
+	 */
 	KPRINT_RECORD_A_ARG,
-	KPRINT_RECORD_A_TEXT,		/* string: as printk would print it */
+	/* string: as printk would print it; a NUL inside ("%c" of 0) is data */
+	KPRINT_RECORD_A_TEXT,
 	/* u64: Shared by the records of one block; 0 outside blocks. */
 	KPRINT_RECORD_A_BLOCK_ID,
 	KPRINT_RECORD_A_FLAGS,		/* u32, enum kprint_record_flags */
