@@ -60,19 +60,32 @@
  * outside task context) if that line is still open (it had no newline).
  * Otherwise printk makes it a line of its own, and so does the bridge.
  * printk merges a fragment into its record only while no other caller's
- * record came in between; the bridge links it to its caller's line even
- * then, so that a reader can rebuild each caller's line.  The fragment's
- * level, though, is the one printk stores: the line's when printk appends
- * it, else its own KERN_ level or the default.  To decide that the bridge
- * mirrors 6.1's vprintk_store() (prb_reserve_in_last() succeeds only if
- * the newest record of the ring has the fragment's caller id and is not
- * final) with the caller id and openness of the last message it saw.  It
- * sees messages at vprintk_store()'s entry, in the order of its own lock,
- * and printk reserves them a little later: two CPUs racing there may reach
- * the ring in the other order, and then the level is the other decision's.
- * Messages it does not build (NMI, kprint's own echo, recursion) end the
- * line as far as it knows, without the lock in NMI; and it does not check
- * printk's size limit of a merged line (LOG_LINE_MAX).
+ * record came in between and the line stays within LOG_LINE_MAX; the
+ * bridge links it to its caller's line even when printk did not, so that
+ * a reader can rebuild each caller's line.  Whether printk merged it, the
+ * record's @printk_seq says (that of the line's record, or its own), and
+ * its level is the one printk stored: both are read from printk's record,
+ * not guessed (the BPF counter still gets the level the hook expects at
+ * entry).
+ *
+ * **printk's seq and order.**  printk gives a record its seq when it
+ * reserves the record's slot, after the hook ran, and commits it after
+ * rendering the text.  So the hook builds the record at vprintk_store()'s
+ * entry, as above, and keeps it in a slot of its CPU and interrupt
+ * context (kprint_bridge_pending); the same ftrace_ops on prb_commit() and
+ * prb_final_commit(), called by vprintk_store() with interrupts off, takes
+ * the newest slot of the current task in that context (on another CPU if
+ * the task moved before printk disabled interrupts), reads printk's seq
+ * and level from the struct prb_reserved_entry it is given, and commits
+ * the record then: kprint's record carries @printk_seq, /dev/kmsg's seq.
+ * It commits only once printk's previous seq was committed: kprint's
+ * order is printk's.  A fragment printk appended to a record carries that
+ * record's seq and may come after later records.  A message printk never
+ * commits (its recursion limit, a failed reservation) leaves its slot,
+ * reused later and counted (bridge_order: uncommitted).  The wait for a
+ * turn has a bound (KPRINT_BRIDGE_TURN_NS, counted as late); it is not
+ * taken in NMI, inside the hook, or by a printk nested in another printk
+ * on the same CPU, whose turn the outer one holds.
  *
  * **What is not bridged.**  kprint's own printk calls (the echo of its
  * records, NMI echoes) are marked per CPU and counted as skipped.  In NMI
@@ -106,6 +119,7 @@
 #include <linux/printk.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
@@ -158,6 +172,11 @@ static struct {
 	atomic64_t dropped_recursion;
 	atomic64_t dropped_scratch;
 	atomic64_t backlog;
+	/* Pairing messages with printk's commit (kprint_bridge_pending). */
+	atomic64_t uncommitted;
+	atomic64_t unread;
+	atomic64_t order_late;
+	atomic64_t backlog_live;
 } kprint_bridge_count;
 
 /*
@@ -201,6 +220,29 @@ static const struct kernel_param_ops kprint_bridge_deferred_ops = {
 module_param_cb(bridge_deferred, &kprint_bridge_deferred_ops, NULL, 0444);
 MODULE_PARM_DESC(bridge_deferred,
 		 "Bridged records whose arguments are rendered when read (read-only)");
+
+/*
+ * How the bridge met printk's commits, for tests and the curious:
+ * messages printk never committed, commits whose seq could not be read,
+ * records committed after a wait for their turn timed out (possibly out
+ * of printk's order), records of the backlog taken live instead.
+ */
+static int kprint_bridge_order_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "uncommitted %lld unread %lld late %lld live %lld\n",
+			  atomic64_read(&kprint_bridge_count.uncommitted),
+			  atomic64_read(&kprint_bridge_count.unread),
+			  atomic64_read(&kprint_bridge_count.order_late),
+			  atomic64_read(&kprint_bridge_count.backlog_live));
+}
+
+static const struct kernel_param_ops kprint_bridge_order_ops = {
+	.get = kprint_bridge_order_get,
+};
+
+module_param_cb(bridge_order, &kprint_bridge_order_ops, NULL, 0444);
+MODULE_PARM_DESC(bridge_order,
+		 "Pairing of bridged messages with printk's commits (read-only)");
 
 
 /* Module parameter "bridge" */
@@ -914,11 +956,53 @@ static unsigned long kprint_bridge_store_ip;
  */
 #define KPRINT_BRIDGE_IP_SLACK		16
 
+static bool notrace kprint_bridge_ip_is(unsigned long ip, unsigned long fn)
+{
+	return ip - fn + KPRINT_BRIDGE_IP_SLACK < 2 * KPRINT_BRIDGE_IP_SLACK;
+}
+
 static bool notrace kprint_bridge_is_store(unsigned long ip)
 {
-	return !kprint_bridge_entries ||
-	       ip - kprint_bridge_store_ip + KPRINT_BRIDGE_IP_SLACK <
-		       2 * KPRINT_BRIDGE_IP_SLACK;
+	return kprint_bridge_ip_is(ip, kprint_bridge_store_ip);
+}
+
+/* Where printk commits a record: prb_commit(), prb_final_commit(). */
+static unsigned long kprint_bridge_commit_ips[2];
+
+/*
+ * vprintk_store()'s code, [start, end): only its own calls commit the
+ * message.  prb_reserve_in_last() commits the record it reopened when the
+ * fragment does not fit (LOG_LINE_MAX) and prb_reserve() a record without
+ * text when its text does not; the message is then reserved again.
+ */
+static unsigned long kprint_bridge_store_start, kprint_bridge_store_end;
+
+static void kprint_bridge_store_range(void)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	char *plus;
+
+	sprint_symbol(sym, kprint_bridge_store_ip);
+	plus = strrchr(sym, '+');
+	if (plus && sscanf(plus, "+%lx/%lx", &off, &size) == 2 &&
+	    off <= kprint_bridge_store_ip) {
+		kprint_bridge_store_start = kprint_bridge_store_ip - off;
+		kprint_bridge_store_end = kprint_bridge_store_start + size;
+	}
+}
+
+static bool kprint_bridge_from_store(unsigned long parent_ip)
+{
+	return !kprint_bridge_store_end ||
+	       (parent_ip >= kprint_bridge_store_start &&
+		parent_ip < kprint_bridge_store_end);
+}
+
+static bool notrace kprint_bridge_is_commit(unsigned long ip)
+{
+	return kprint_bridge_ip_is(ip, kprint_bridge_commit_ips[0]) ||
+	       kprint_bridge_ip_is(ip, kprint_bridge_commit_ips[1]);
 }
 
 /*
@@ -1469,13 +1553,436 @@ static bool kprint_bridge_defer(struct kprint_builder *b,
 }
 
 /*
- * Builds the record of @m in @b, finding @m's caller, and commits it.  Returns
- * the seq, 0 if the ring refused it.
+ * What the hook reads of the registers: the arguments, the stack pointer,
+ * and for the unwinder ip, sp and bp.  x86's ftrace_caller saves all of
+ * them without FTRACE_OPS_FL_SAVE_REGS, whose trampoline saves every
+ * register and the flags as well (ftrace_regs is a pt_regs there, with cs
+ * 0, which the unwinder takes for kernel mode); elsewhere the hook asks
+ * for the full set.
  */
-static u64 kprint_bridge_store(struct kprint_builder *b,
-			       struct kprint_bridge_msg *m,
-			       const struct kprint_bridge_hint *hint,
-			       struct pt_regs *regs)
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#define KPRINT_BRIDGE_OPS_FLAGS		0
+
+static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
+{
+	return kprint_bridge_fregs_pt(fregs);
+}
+#else
+#define KPRINT_BRIDGE_OPS_FLAGS		FTRACE_OPS_FL_SAVE_REGS
+
+static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
+{
+	return ftrace_get_regs(fregs);
+}
+#endif
+
+/* From vprintk_store()'s entry to printk's commit */
+
+/**
+ * struct kprint_bridge_pending - a message between the hook and printk
+ * @state: KPRINT_BRIDGE_P_*; only its CPU fills a slot, any CPU may take
+ *	a filled one (a task migrated before printk disabled interrupts)
+ * @build: @buf holds a record to commit; false for a message that is not
+ *	bridged but must be paired with printk's commit all the same
+ * @open: the record leaves its caller's line open
+ * @merged: the record continues its caller's open line
+ * @caller_id: printk's caller id of the message
+ * @stamp: the CPU's count of slots filled: the newest is the innermost
+ * @task: the task then current
+ * @sp: the stack pointer at vprintk_store()'s entry
+ * @buf: the record, built at vprintk_store()'s entry
+ */
+struct kprint_bridge_pending {
+	atomic_t state;
+	bool build;
+	bool open;
+	bool merged;
+	u32 caller_id;
+	u64 stamp;
+	const struct task_struct *task;
+	unsigned long sp;
+	u64 buf[KPRINT_REC_MAX / sizeof(u64)];
+};
+
+#define KPRINT_BRIDGE_P_FREE	0
+#define KPRINT_BRIDGE_P_BUSY	1
+#define KPRINT_BRIDGE_P_FILLED	2
+
+/* Slots per CPU and interrupt context level: a message and one nested. */
+#define KPRINT_BRIDGE_PENDING	2
+#define KPRINT_BRIDGE_LEVELS	4
+
+static struct kprint_bridge_pending *kprint_bridge_pend;
+static DEFINE_PER_CPU(u64, kprint_bridge_stamp);
+
+static struct kprint_bridge_pending *kprint_bridge_pend_set(int cpu, int lvl)
+{
+	return &kprint_bridge_pend[(cpu * KPRINT_BRIDGE_LEVELS + lvl) *
+				   KPRINT_BRIDGE_PENDING];
+}
+
+/*
+ * A slot of this CPU and context to fill, BUSY, or NULL; @sp is the stack
+ * pointer at vprintk_store()'s entry.  A slot of the current task whose
+ * vprintk_store() frame was not above this one's is a message printk
+ * never committed (its recursion limit, a failed reservation): an outer
+ * printk still running sits higher on the stack.  It is freed and
+ * counted; so is the oldest filled slot when none is free.
+ */
+static struct kprint_bridge_pending *kprint_bridge_pending_get(unsigned long sp)
+{
+	struct kprint_bridge_pending *set, *p = NULL;
+	unsigned int i;
+
+	set = kprint_bridge_pend_set(smp_processor_id(),
+				     interrupt_context_level());
+	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+		if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
+		    set[i].task == current && set[i].sp <= sp &&
+		    atomic_cmpxchg(&set[i].state, KPRINT_BRIDGE_P_FILLED,
+				   KPRINT_BRIDGE_P_FREE) == KPRINT_BRIDGE_P_FILLED)
+			atomic64_inc(&kprint_bridge_count.uncommitted);
+	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+		if (atomic_cmpxchg(&set[i].state, KPRINT_BRIDGE_P_FREE,
+				   KPRINT_BRIDGE_P_BUSY) == KPRINT_BRIDGE_P_FREE) {
+			p = &set[i];
+			goto found;
+		}
+	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+		if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
+		    (!p || set[i].stamp < p->stamp))
+			p = &set[i];
+	if (!p || atomic_cmpxchg(&p->state, KPRINT_BRIDGE_P_FILLED,
+				 KPRINT_BRIDGE_P_BUSY) != KPRINT_BRIDGE_P_FILLED)
+		return NULL;
+	atomic64_inc(&kprint_bridge_count.uncommitted);
+found:
+	p->build = false;
+	p->task = current;
+	p->sp = sp;
+	p->stamp = this_cpu_inc_return(kprint_bridge_stamp);
+	return p;
+}
+
+static void kprint_bridge_pending_fill(struct kprint_bridge_pending *p)
+{
+	atomic_set_release(&p->state, KPRINT_BRIDGE_P_FILLED);
+}
+
+/* A message that is not bridged still pairs with printk's commit. */
+static void kprint_bridge_pending_mark(unsigned long sp)
+{
+	struct kprint_bridge_pending *p = kprint_bridge_pending_get(sp);
+
+	if (p)
+		kprint_bridge_pending_fill(p);
+}
+
+/* Takes @p if it is current's filled slot. */
+static bool kprint_bridge_pending_claim(struct kprint_bridge_pending *p)
+{
+	if (atomic_cmpxchg(&p->state, KPRINT_BRIDGE_P_FILLED,
+			   KPRINT_BRIDGE_P_BUSY) != KPRINT_BRIDGE_P_FILLED)
+		return false;
+	if (p->task == current)
+		return true;
+	/* Refilled by its CPU for another task since it was looked at. */
+	kprint_bridge_pending_fill(p);
+	return false;
+}
+
+/*
+ * A task preempted between the hook and printk's disabling interrupts
+ * may commit on another CPU: its slot is found there.
+ */
+static struct kprint_bridge_pending *kprint_bridge_pending_find(void)
+{
+	struct kprint_bridge_pending *set;
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		set = kprint_bridge_pend_set(cpu, 0);
+		for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+			if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
+			    READ_ONCE(set[i].task) == current &&
+			    kprint_bridge_pending_claim(&set[i]))
+				return &set[i];
+	}
+	return NULL;
+}
+
+/*
+ * The message printk commits now: the newest slot of current in this
+ * context.  @nested: another one is pending too, the message printk
+ * prints from inside its own printk (its reservation is held meanwhile).
+ */
+static struct kprint_bridge_pending *kprint_bridge_pending_take(bool *nested)
+{
+	struct kprint_bridge_pending *set, *p = NULL;
+	int lvl = interrupt_context_level();
+	unsigned int i, n = 0;
+
+	set = kprint_bridge_pend_set(smp_processor_id(), lvl);
+	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+		if (atomic_read_acquire(&set[i].state) ==
+			    KPRINT_BRIDGE_P_FILLED &&
+		    set[i].task == current) {
+			n++;
+			if (!p || set[i].stamp > p->stamp)
+				p = &set[i];
+		}
+	*nested = n > 1;
+	if (p)
+		return kprint_bridge_pending_claim(p) ? p : NULL;
+	return lvl ? NULL : kprint_bridge_pending_find();
+}
+
+/*
+ * What printk's commit tells: kernel/printk/printk_ringbuffer.h's
+ * structures, the same in 6.1 and 6.12, as far as the hook follows them
+ * from the struct prb_reserved_entry that prb_commit() and
+ * prb_final_commit() take to the record's struct printk_info.  Not in
+ * include/: mirrored, and every read checked (kprint_bridge_prb_read()).
+ */
+struct kprint_prb_info {
+	u64 seq;
+	u64 ts_nsec;
+	u16 text_len;
+	u8 facility;
+	u8 flags:5;
+	u8 level:3;
+	u32 caller_id;
+	struct dev_printk_info dev_info;
+};
+
+/* struct prb_desc_ring, the first member of struct printk_ringbuffer. */
+struct kprint_prb_desc_ring {
+	unsigned int count_bits;
+	void *descs;
+	struct kprint_prb_info *infos;
+};
+
+struct kprint_prb_entry {
+	struct kprint_prb_desc_ring *rb;
+	unsigned long irqflags;
+	unsigned long id;
+	unsigned int text_space;
+};
+
+/* printk's ring once a read through it held (kprint_bridge_prb_read()). */
+static struct kprint_prb_desc_ring *kprint_bridge_prb_ring;
+static unsigned long kprint_bridge_prb_mask;
+static struct kprint_prb_info *kprint_bridge_prb_infos;
+
+/*
+ * The first read through a ring: without faulting, and the ring is kept
+ * (for plain reads, a good part of the cost otherwise) only if the
+ * record's seq is at its descriptor's index (printk gives the record of
+ * descriptor i the seqs i, i + count, ...) and its caller id is the
+ * committer's: a layout that is not the mirrored one fails these.
+ */
+static noinline bool kprint_bridge_prb_learn(struct kprint_prb_desc_ring *ring,
+					     unsigned long id)
+{
+	struct kprint_prb_info *infos, *info;
+	unsigned long mask;
+	unsigned int bits;
+	u32 caller;
+	u64 seq;
+
+	if (!ring || get_kernel_nofault(bits, &ring->count_bits) ||
+	    bits >= BITS_PER_LONG || get_kernel_nofault(infos, &ring->infos))
+		return false;
+	mask = (1UL << bits) - 1;
+	info = &infos[id & mask];
+	if (get_kernel_nofault(seq, &info->seq) ||
+	    get_kernel_nofault(caller, &info->caller_id) ||
+	    (seq ^ id) & mask || caller != kprint_bridge_caller_id())
+		return false;
+	WRITE_ONCE(kprint_bridge_prb_mask, mask);
+	WRITE_ONCE(kprint_bridge_prb_infos, infos);
+	smp_store_release(&kprint_bridge_prb_ring, ring);
+	return true;
+}
+
+/*
+ * printk's seq and level of the record @e commits, false if they cannot
+ * be read.  @e is printk's own, on its stack; the ring it names is read
+ * plainly once it is known, and every record checked as on the first
+ * read.
+ */
+static bool kprint_bridge_prb_read(const struct kprint_prb_entry *e,
+				   u64 *seq, u8 *level)
+{
+	struct kprint_prb_desc_ring *ring = e->rb;
+	const struct kprint_prb_info *info;
+	unsigned long id = e->id;
+
+	if (unlikely(ring != smp_load_acquire(&kprint_bridge_prb_ring)) &&
+	    !kprint_bridge_prb_learn(ring, id))
+		return false;
+	info = &READ_ONCE(kprint_bridge_prb_infos)[id & kprint_bridge_prb_mask];
+	*seq = READ_ONCE(info->seq);
+	if (unlikely((*seq ^ id) & kprint_bridge_prb_mask ||
+		     info->caller_id != kprint_bridge_caller_id()))
+		return false;
+	*level = info->level;
+	return true;
+}
+
+/*
+ * Order.  printk gives a record its seq when it reserves its slot and
+ * commits it after rendering its text: two CPUs may commit in the other
+ * order.  The hook commits a record into kprint's ring only once the
+ * record of printk's previous seq is committed (or was never bridged),
+ * so kprint's order is printk's.  It waits with interrupts off, as
+ * printk's writer it waits for has them, and at most
+ * KPRINT_BRIDGE_TURN_NS; never in NMI, inside its own hook, or for a
+ * message printed while printing another on this CPU (that one's slot is
+ * held by the printk it interrupted).  @kprint_bridge_next is printk's seq
+ * of the next record in turn, 0 while not known (the bridge just came on).
+ */
+#define KPRINT_BRIDGE_TURN_NS	(20 * NSEC_PER_MSEC)
+
+static u64 kprint_bridge_next;
+
+static void kprint_bridge_turn_wait(u64 seq)
+{
+	u64 deadline = 0, next;
+
+	while ((next = smp_load_acquire(&kprint_bridge_next)) && next < seq) {
+		if (!deadline) {
+			deadline = local_clock() + KPRINT_BRIDGE_TURN_NS;
+		} else if (local_clock() > deadline) {
+			atomic64_inc(&kprint_bridge_count.order_late);
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/* printk's @seq is committed: the next one's turn. */
+static void kprint_bridge_turn_pass(u64 seq)
+{
+	u64 old = READ_ONCE(kprint_bridge_next), prev;
+
+	while (old <= seq) {
+		prev = cmpxchg64(&kprint_bridge_next, old, seq + 1);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}
+
+/*
+ * Load.  Records printk committed while the backlog is being taken, with
+ * a seq below where the backlog ends, are taken live and not again.
+ */
+#define KPRINT_BRIDGE_LOAD_SEQS		64
+
+static bool kprint_bridge_loading;
+static u64 kprint_bridge_load_end;
+static atomic_t kprint_bridge_load_n;
+static u64 kprint_bridge_load_seqs[KPRINT_BRIDGE_LOAD_SEQS];
+
+static void kprint_bridge_load_note(u64 seq)
+{
+	int i;
+
+	if (likely(!READ_ONCE(kprint_bridge_loading)) ||
+	    seq >= READ_ONCE(kprint_bridge_load_end))
+		return;
+	i = atomic_inc_return(&kprint_bridge_load_n) - 1;
+	if (i < KPRINT_BRIDGE_LOAD_SEQS)
+		WRITE_ONCE(kprint_bridge_load_seqs[i], seq);
+}
+
+static bool kprint_bridge_load_live(u64 seq)
+{
+	int i, n = min(atomic_read(&kprint_bridge_load_n),
+		       KPRINT_BRIDGE_LOAD_SEQS);
+
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(kprint_bridge_load_seqs[i]) == seq)
+			return true;
+	return false;
+}
+
+/* Commits @p's record with what printk stored: its seq and level. */
+static void kprint_bridge_commit_pending(struct kprint_bridge_pending *p,
+					 bool known, u64 pseq, u8 level)
+{
+	struct kprint_rec *rec = (struct kprint_rec *)p->buf;
+	u64 seq;
+
+	if (known) {
+		rec->printk_seq = pseq;
+		rec->level = level;
+	}
+	seq = kprint_commit(rec, rec->len);
+	if (!seq) {
+		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+		return;
+	}
+	this_cpu_inc(kprint_bridge_hot.bridged);
+	if (p->open || p->merged)
+		kprint_bridge_line_set(p->caller_id, seq, p->open, p->merged);
+}
+
+static DEFINE_PER_CPU(bool, kprint_bridge_busy);
+
+/* On prb_commit() and prb_final_commit(): printk stores a message. */
+static void notrace kprint_bridge_commit_hook(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *op,
+					      struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = kprint_bridge_regs(fregs);
+	struct kprint_bridge_pending *p = NULL;
+	bool nested = false, known, busy;
+	unsigned long flags;
+	u64 pseq = 0;
+	u8 level = 0;
+
+	if (unlikely(!regs))
+		return;
+	preempt_disable_notrace();
+	local_irq_save(flags);
+	known = kprint_bridge_prb_read((void *)regs_get_kernel_argument(regs, 0),
+				       &pseq, &level);
+	if (unlikely(!known))
+		atomic64_inc(&kprint_bridge_count.unread);
+	else
+		kprint_bridge_load_note(pseq);
+	busy = this_cpu_read(kprint_bridge_busy);
+	if (!in_nmi() && kprint_bridge_from_store(parent_ip))
+		p = kprint_bridge_pending_take(&nested);
+	if (known && !in_nmi() && !nested && !busy)
+		kprint_bridge_turn_wait(pseq);
+	if (p) {
+		if (p->build && !busy) {
+			this_cpu_write(kprint_bridge_busy, true);
+			kprint_bridge_commit_pending(p, known, pseq, level);
+			this_cpu_write(kprint_bridge_busy, false);
+		}
+		atomic_set_release(&p->state, KPRINT_BRIDGE_P_FREE);
+	}
+	if (known)
+		kprint_bridge_turn_pass(pseq);
+	local_irq_restore(flags);
+	preempt_enable_notrace();
+}
+
+/*
+ * Builds the record of @m in @b, whose record is @p's, finding @m's
+ * caller, for printk's commit of the message (kprint_bridge_commit_hook()).
+ */
+static void kprint_bridge_store(struct kprint_builder *b,
+				struct kprint_bridge_msg *m,
+				const struct kprint_bridge_hint *hint,
+				struct pt_regs *regs,
+				struct kprint_bridge_pending *p)
 {
 	const struct kprint_bridge_site *caller;
 	struct kprint_bridge_line line;
@@ -1484,7 +1991,6 @@ static u64 kprint_bridge_store(struct kprint_builder *b,
 	bool cont = false, newline, open, merged = false;
 	size_t skip = 0;
 	u32 caller_id;
-	u64 seq;
 
 	BUILD_BUG_ON(KSYM_SYMBOL_LEN > KPRINT_TEXT_MAX);
 	caller = kprint_bridge_caller(hint, regs, b->checkbuf,
@@ -1552,37 +2058,11 @@ sealed:
 		va_end(ap);
 	}
 
-	seq = kprint_commit(rec, rec->len);
-	if (seq && (open || merged))
-		kprint_bridge_line_set(caller_id, seq, open, merged);
-	return seq;
+	p->caller_id = caller_id;
+	p->open = open;
+	p->merged = merged;
+	p->build = true;
 }
-
-static DEFINE_PER_CPU(bool, kprint_bridge_busy);
-
-/*
- * What the hook reads of the registers: the arguments, the stack pointer,
- * and for the unwinder ip, sp and bp.  x86's ftrace_caller saves all of
- * them without FTRACE_OPS_FL_SAVE_REGS, whose trampoline saves every
- * register and the flags as well (ftrace_regs is a pt_regs there, with cs
- * 0, which the unwinder takes for kernel mode); elsewhere the hook asks
- * for the full set.
- */
-#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
-#define KPRINT_BRIDGE_OPS_FLAGS		0
-
-static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
-{
-	return kprint_bridge_fregs_pt(fregs);
-}
-#else
-#define KPRINT_BRIDGE_OPS_FLAGS		FTRACE_OPS_FL_SAVE_REGS
-
-static struct pt_regs *kprint_bridge_regs(struct ftrace_regs *fregs)
-{
-	return ftrace_get_regs(fregs);
-}
-#endif
 
 static void notrace kprint_bridge_hook(unsigned long ip,
 				       unsigned long parent_ip,
@@ -1593,21 +2073,29 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 	struct kprint_bridge_hint hint;
 	/* Set before use; not worth zeroing on every printk (120 bytes). */
 	struct kprint_bridge_msg m __uninitialized;
+	struct kprint_bridge_pending *p;
 	struct kprint_builder *b;
+	struct kprint_rec *rec;
 	unsigned long flags, sflags;
 	unsigned int tags_len;
 	const char *tags;
 
-	/* printk(NULL) is vsnprintf()'s to complain about, not ours. */
-	if (unlikely(!regs || !regs_get_kernel_argument(regs, 3)))
+	if (unlikely(!regs))
 		return;
 	/* ftrace calls us as is: the per-CPU state needs the CPU kept. */
 	preempt_disable_notrace();
+	/* printk(NULL) is vsnprintf()'s to complain about, not ours. */
+	if (unlikely(!regs_get_kernel_argument(regs, 3))) {
+		if (!in_nmi())
+			kprint_bridge_pending_mark(kernel_stack_pointer(regs));
+		goto out_preempt;
+	}
 	kprint_bridge_hint_take(&hint);
 	if (kprint_own_printk()) {
 		atomic64_inc(&kprint_bridge_count.skipped);
 		kprint_bridge_last_close();
 		/* Its slot is the echo's own (kprint_handoff_echo()). */
+		kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_preempt;
 	}
 
@@ -1624,23 +2112,32 @@ static void notrace kprint_bridge_hook(unsigned long ip,
 		atomic64_inc(&kprint_bridge_count.dropped_recursion);
 		kprint_bridge_last_close();
 		kprint_bridge_handoff_dropped(&m);
+		kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out;
 	}
 	this_cpu_write(kprint_bridge_busy, true);
 
 	b = kprint_scratch_get(&sflags);
-	if (unlikely(!b)) {
+	p = b ? kprint_bridge_pending_get(kernel_stack_pointer(regs)) :
+		 NULL;
+	if (unlikely(!p)) {
 		atomic64_inc(&kprint_bridge_count.dropped_scratch);
 		kprint_bridge_last_close();
 		kprint_bridge_handoff_dropped(&m);
+		if (b)
+			kprint_scratch_put(sflags);
+		else
+			kprint_bridge_pending_mark(kernel_stack_pointer(regs));
 		goto out_idle;
 	}
-	if (kprint_bridge_store(b, &m, &hint, regs))
-		this_cpu_inc(kprint_bridge_hot.bridged);
-	else
-		atomic64_inc(&kprint_bridge_count.dropped_scratch);
+	/* Built in the slot itself: no copy. */
+	rec = b->rec;
+	b->rec = (struct kprint_rec *)p->buf;
+	kprint_bridge_store(b, &m, &hint, regs, p);
 	tags = kprint_rec_tags(b->rec, &tags_len);
 	kprint_bridge_handoff(&m, b->rec->level, tags, tags_len);
+	b->rec = rec;
+	kprint_bridge_pending_fill(p);
 	kprint_scratch_put(sflags);
 out_idle:
 	this_cpu_write(kprint_bridge_busy, false);
@@ -1657,6 +2154,8 @@ static void notrace kprint_bridge_dispatch(unsigned long ip,
 {
 	if (kprint_bridge_is_store(ip))
 		kprint_bridge_hook(ip, parent_ip, op, fregs);
+	else if (kprint_bridge_is_commit(ip))
+		kprint_bridge_commit_hook(ip, parent_ip, op, fregs);
 	else
 		kprint_bridge_entry_hook(ip, parent_ip, op, fregs);
 }
@@ -1671,6 +2170,16 @@ static int kprint_bridge_register(void)
 	int err;
 
 	lockdep_assert_held(&kprint_bridge_mutex);
+	/*
+	 * Which record is next in printk's order is learnt anew; a message
+	 * the hook kept when it went off was never paired (no CPU is in the
+	 * hook now).
+	 */
+	WRITE_ONCE(kprint_bridge_next, 0);
+	memset(kprint_bridge_pend, 0, array3_size(nr_cpu_ids,
+						  KPRINT_BRIDGE_LEVELS *
+						  KPRINT_BRIDGE_PENDING,
+						  sizeof(*kprint_bridge_pend)));
 	err = register_ftrace_function(&kprint_bridge_ops);
 	if (!err)
 		WRITE_ONCE(kprint_bridge_registered, true);
@@ -1693,7 +2202,8 @@ static void kprint_bridge_unregister(void)
  * the timestamp only with printk.time on, every further line of a
  * multi-line text behind the same prefix again.
  */
-static void kprint_bridge_backlog_line(char *line, size_t len, u64 *ts)
+static void kprint_bridge_backlog_line(char *line, size_t len, u64 *ts,
+				       u64 pseq)
 {
 	struct kprint_builder *b;
 	unsigned long flags, pri = 0, sec, usec;
@@ -1738,6 +2248,7 @@ static void kprint_bridge_backlog_line(char *line, size_t len, u64 *ts)
 	b->rec->source = KPRINT_SOURCE_PRINTK;
 	b->rec->facility = (pri >> 3) & 0xff;
 	b->rec->format_id = kprint_fnv1a64("");
+	b->rec->printk_seq = pseq;
 	/* Nobody made this now: the loading task is not its author. */
 	b->rec->pid = 0;
 	memset(b->rec->comm, 0, sizeof(b->rec->comm));
@@ -1770,14 +2281,12 @@ static u64 kprint_bridge_backlog_end(void)
 
 /**
  * kprint_bridge_backlog() - take printk's ring up to @end as backlog records
- * @end: printk's next seq, read before the hook was registered
+ * @end: printk's next seq, read once the hook was registered
  *
- * What is printed once the hook is on is taken live, and must not come
- * round again here (nor make this loop endless): so @end is read before
- * the hook goes on.  A message printk stores between that and the hook's
- * registration is in neither (a window of a few instructions, preferred to
- * taking messages twice); one whose vprintk_store() began before the
- * registration and ended after it as well.
+ * Every record printk reserves after the registration is taken live, at
+ * its commit; so is one reserved before and committed after.  What
+ * printk committed before is here, below @end, where the hook's commits
+ * are noted (kprint_bridge_load_note()) so as not to take them twice.
  */
 static void kprint_bridge_backlog(u64 end)
 {
@@ -1797,7 +2306,11 @@ static void kprint_bridge_backlog(u64 end)
 		/* cur_seq is now past the line just read. */
 		if (iter.cur_seq > end)
 			break;
-		kprint_bridge_backlog_line(line, len, &ts);
+		if (kprint_bridge_load_live(iter.cur_seq - 1))
+			atomic64_inc(&kprint_bridge_count.backlog_live);
+		else
+			kprint_bridge_backlog_line(line, len, &ts,
+						   iter.cur_seq - 1);
 		cond_resched();
 	}
 	kfree(line);
@@ -1833,8 +2346,9 @@ void kprint_bridge_get_stats(struct kprint_bridge_stats *st)
 int kprint_bridge_init(void)
 {
 	static const char target[] = "vprintk_store";
+	static const char *const commits[] = { "prb_commit", "prb_final_commit" };
 	u64 backlog_end = 0;
-	unsigned int __maybe_unused i;
+	unsigned int i;
 	int err;
 
 	kprint_bridge_sites = vzalloc(KPRINT_BRIDGE_SITES *
@@ -1847,27 +2361,38 @@ int kprint_bridge_init(void)
 		err = -ENOMEM;
 		goto err_free;
 	}
+	kprint_bridge_pend = vzalloc(array3_size(nr_cpu_ids, KPRINT_BRIDGE_LEVELS *
+						 KPRINT_BRIDGE_PENDING,
+						 sizeof(*kprint_bridge_pend)));
+	if (!kprint_bridge_pend) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
-#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 	/*
 	 * By address: ftrace_set_filter() by name matches every traced
 	 * function of the kernel against the name (one kallsyms lookup
 	 * each), over a second per name in the guest, at every load.
-	 * Entry points this kernel does not have (or trace) are left out;
-	 * without vprintk_store()'s address, all of them (the hook unwinds).
+	 * vprintk_store() and printk's two commits are needed; the entry
+	 * points this kernel does not have (or trace) are left out.
 	 */
 	kprint_bridge_store_ip = kprint_bridge_lookup(target);
-	if (kprint_bridge_store_ip)
-		err = ftrace_set_filter_ip(&kprint_bridge_ops,
-					   kprint_bridge_store_ip, 0, 1);
-	else
-		err = ftrace_set_filter(&kprint_bridge_ops,
-					(unsigned char *)target,
-					strlen(target), 1);
-	if (err)
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_commit_ips); i++)
+		kprint_bridge_commit_ips[i] = kprint_bridge_lookup(commits[i]);
+	err = -ENOENT;
+	if (!kprint_bridge_store_ip || !kprint_bridge_commit_ips[0] ||
+	    !kprint_bridge_commit_ips[1])
 		goto err_free;
-	for (i = 0; kprint_bridge_store_ip &&
-		    i < ARRAY_SIZE(kprint_bridge_entry_fns); i++) {
+	kprint_bridge_store_range();
+	err = ftrace_set_filter_ip(&kprint_bridge_ops, kprint_bridge_store_ip,
+				   0, 1);
+	for (i = 0; !err && i < ARRAY_SIZE(kprint_bridge_commit_ips); i++)
+		err = ftrace_set_filter_ip(&kprint_bridge_ops,
+					   kprint_bridge_commit_ips[i], 0, 0);
+	if (err)
+		goto err_filter;
+#if defined(CONFIG_X86) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+	for (i = 0; i < ARRAY_SIZE(kprint_bridge_entry_fns); i++) {
 		unsigned long addr;
 
 		addr = (unsigned long)kprint_bridge_entry_fns[i].addr;
@@ -1876,11 +2401,6 @@ int kprint_bridge_init(void)
 		if (addr && !ftrace_set_filter_ip(&kprint_bridge_ops, addr, 0, 0))
 			kprint_bridge_entries++;
 	}
-#else
-	err = ftrace_set_filter(&kprint_bridge_ops, (unsigned char *)target,
-				strlen(target), 1);
-	if (err)
-		goto err_free;
 #endif
 
 	err = register_module_notifier(&kprint_bridge_module_nb);
@@ -1890,18 +2410,27 @@ int kprint_bridge_init(void)
 	mutex_lock(&kprint_bridge_mutex);
 	kprint_bridge_ready = true;
 	if (kprint_bridge_on) {
-		backlog_end = kprint_bridge_backlog_end();
+		/* Live records below the backlog's end are noted from now on. */
+		WRITE_ONCE(kprint_bridge_load_end, U64_MAX);
+		WRITE_ONCE(kprint_bridge_loading, kprint_bridge_take_backlog);
 		err = kprint_bridge_register();
 		if (err) {
+			WRITE_ONCE(kprint_bridge_loading, false);
 			kprint_bridge_ready = false;
 			mutex_unlock(&kprint_bridge_mutex);
 			goto err_notifier;
 		}
+		/* Every record printk reserves from now on is taken live. */
+		backlog_end = kprint_bridge_backlog_end();
+		WRITE_ONCE(kprint_bridge_load_end, backlog_end);
+		if (backlog_end)
+			kprint_bridge_turn_pass(backlog_end - 1);
 	}
 	mutex_unlock(&kprint_bridge_mutex);
 
-	if (READ_ONCE(kprint_bridge_registered) && kprint_bridge_take_backlog)
+	if (READ_ONCE(kprint_bridge_loading))
 		kprint_bridge_backlog(backlog_end);
+	WRITE_ONCE(kprint_bridge_loading, false);
 	return 0;
 
 err_notifier:
@@ -1909,6 +2438,8 @@ err_notifier:
 err_filter:
 	ftrace_free_filter(&kprint_bridge_ops);
 err_free:
+	vfree(kprint_bridge_pend);
+	kprint_bridge_pend = NULL;
 	vfree(kprint_bridge_formats);
 	kprint_bridge_formats = NULL;
 	vfree(kprint_bridge_sites);
@@ -1932,6 +2463,8 @@ void kprint_bridge_exit(void)
 
 	unregister_module_notifier(&kprint_bridge_module_nb);
 	ftrace_free_filter(&kprint_bridge_ops);
+	vfree(kprint_bridge_pend);
+	kprint_bridge_pend = NULL;
 	vfree(kprint_bridge_formats);
 	kprint_bridge_formats = NULL;
 	vfree(kprint_bridge_sites);

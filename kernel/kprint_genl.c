@@ -96,6 +96,10 @@ const struct nla_policy kprint_nl_emit_record_policy[KPRINT_RECORD_A_MAX + 1] = 
 		.type = NLA_REJECT,
 		.reject_message = "continuations cannot be injected",
 	},
+	[KPRINT_RECORD_A_PRINTK_SEQ] = {
+		.type = NLA_REJECT,
+		.reject_message = "printk's seq is set by the kernel",
+	},
 };
 
 /* KPRINT_CMD_RECORD_GET - dump */

@@ -63,7 +63,8 @@ static inline size_t kprint_record_nest_max_size(void)
 	       nla_total_size(sizeof(u32)) +			/* source */
 	       nla_total_size(47 + 1) +				/* device */
 	       nla_total_size(sizeof(u32)) +			/* facility */
-	       nla_total_size_64bit(sizeof(u64));		/* continues */
+	       nla_total_size_64bit(sizeof(u64)) +		/* continues */
+	       nla_total_size_64bit(sizeof(u64));		/* printk_seq */
 }
 
 /* The nest and its single scalars, without strings and repeats. */
@@ -83,7 +84,8 @@ static inline size_t kprint_record_nest_scalars_size(void)
 	       nla_total_size(sizeof(u32)) +		/* flags */
 	       nla_total_size(sizeof(u32)) +		/* source */
 	       nla_total_size(sizeof(u32)) +		/* facility */
-	       nla_total_size_64bit(sizeof(u64));	/* continues */
+	       nla_total_size_64bit(sizeof(u64)) +	/* continues */
+	       nla_total_size_64bit(sizeof(u64));	/* printk_seq */
 }
 
 static inline size_t kprint_stats_nest_max_size(void)

@@ -160,6 +160,8 @@ static int kprint_nl_record_fill(struct sk_buff *skb,
 	    nla_put_u32(skb, KPRINT_RECORD_A_SOURCE, rec->source) ||
 	    nla_put_u32(skb, KPRINT_RECORD_A_FACILITY, rec->facility) ||
 	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_CONTINUES, rec->continues,
+			      KPRINT_RECORD_A_PAD) ||
+	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_PRINTK_SEQ, rec->printk_seq,
 			      KPRINT_RECORD_A_PAD))
 		goto cancel;
 

@@ -74,6 +74,8 @@ enum kprint_rec_str {
  * @block_id: id of the block the record belongs to, 0 if none
  * @continues: for a KPRINT_RECORD_F_CONT fragment, seq of the record whose
  *	line it continues; 0 otherwise
+ * @printk_seq: for a printk record, printk's seq of the record it is
+ *	stored in (/dev/kmsg's); 0 otherwise
  * @flags: enum kprint_record_flags
  * @pid: thread group id in the initial pid namespace, 0 outside task context
  * @cpu: CPU the message was emitted on
@@ -97,6 +99,7 @@ struct kprint_rec {
 	u64 format_id;
 	u64 block_id;
 	u64 continues;
+	u64 printk_seq;
 	u32 flags;
 	u32 pid;
 	u32 cpu;

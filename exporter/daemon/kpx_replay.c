@@ -353,6 +353,10 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 		ret = kpx_get_uint(o, "facility", UINT32_MAX, &v[5], err, errlen);
 	if (!ret)
 		ret = kpx_get_uint(o, "continues", UINT64_MAX, &rec.continues, err, errlen);
+	/* Only printk records have it, and only from exporters that know it. */
+	if (!ret && json_object_object_get_ex(o, "printk_seq", NULL))
+		ret = kpx_get_uint(o, "printk_seq", UINT64_MAX, &rec.printk_seq,
+				   err, errlen);
 	if (!ret)
 		ret = kpx_get_name(o, "level", kpc_level_name,
 				   KPRINT_LEVEL_MAX + 1, &rec.level, err, errlen);

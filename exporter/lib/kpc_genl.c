@@ -46,6 +46,7 @@ const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
 	[KPRINT_RECORD_A_DEVICE]	= KPC_RECORD_ATTR(STRING, 0, 48, device),
 	[KPRINT_RECORD_A_FACILITY]	= KPC_RECORD_ATTR(U32, 0, 4, facility),
 	[KPRINT_RECORD_A_CONTINUES]	= KPC_RECORD_ATTR(U64, 0, 8, continues),
+	[KPRINT_RECORD_A_PRINTK_SEQ]	= KPC_RECORD_ATTR(U64, 0, 8, printk_seq),
 };
 
 /* A record before decoding: no attribute seen, every string "". */

@@ -134,6 +134,8 @@ void kpc_json_record_write_translated(FILE *out, const struct kpc_record *rec,
 	fprintf(out, ",\"block_id\":%" PRIu64 ",\"flags\":%" PRIu32
 		",\"continues\":%" PRIu64,
 		rec->block_id, (uint32_t)rec->flags, rec->continues);
+	if (rec->source == KPRINT_SOURCE_PRINTK)
+		fprintf(out, ",\"printk_seq\":%" PRIu64, rec->printk_seq);
 	if (text_translated) {
 		fputs_unlocked(",\"text_translated\":", out);
 		/* Untranslated, it is the text, NULs and all. */

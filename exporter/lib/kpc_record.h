@@ -53,6 +53,7 @@ struct kpc_record {
 	const char *device;
 	uint32_t facility;
 	uint64_t continues;		/* seq a KPRINT_RECORD_F_CONT continues */
+	uint64_t printk_seq;		/* printk's seq (/dev/kmsg's), printk records */
 };
 
 /*

@@ -40,6 +40,12 @@
  *                ratelimit.c prints with the real printk_deferred()
  *   hexdump      N times two print_hex_dump()s, whose level reaches printk
  *                as a "%s" argument
+ *   cont_race    on each online CPU at once, N lines "cont_race cpu %u n
+ *                %u:" (err on even CPUs, notice on odd) continued by " f0",
+ *                " f1", " f2" and " end" with pr_cont()
+ *   cont_long    on each online CPU at once, N lines "cont_long cpu %u n
+ *                %u:" continued by 16 fragments of 100 bytes and " end":
+ *                longer than printk keeps in one record
  *   flood_cpus   on each online CPU at once, N printk()s
  *                "kprint_printk_test flood cpu %u n %u", with a 1 ms pause
  *                every flood_pause_every lines (0, the default: none);
@@ -610,13 +616,56 @@ MODULE_PARM_DESC(flood_pause_every,
 		 "flood_cpus pauses 1 ms after every that many lines (0: never)");
 static bool kppt_flood_stop;
 
+/* What each CPU prints: flood_cpus's lines, or cont_race's, cont_long's. */
+enum kppt_flood_kind { KPPT_FLOOD, KPPT_CONT_RACE, KPPT_CONT_LONG };
+
 struct kppt_flood_work {
 	struct work_struct work;
+	enum kppt_flood_kind kind;
 	unsigned int cpu;
 	unsigned int n;
 	atomic_t *running;
 	struct completion *done;
 };
+
+/*
+ * A line begun with a level of its CPU's own (err on even CPUs, notice on
+ * odd ones, neither the default) and continued by three fragments without
+ * one, as the other CPU does the same: printk appends a fragment to its
+ * line only while no other caller's record came in between, and then
+ * keeps the line's level; else the fragment is a record of its own, at
+ * the default level.
+ */
+static KPPT_CALLER void kppt_cont_race_line(unsigned int cpu, unsigned int i)
+{
+	unsigned int j;
+
+	if (cpu & 1)
+		pr_notice("cont_race cpu %u n %u:", cpu, i);
+	else
+		pr_err("cont_race cpu %u n %u:", cpu, i);
+	for (j = 0; j < 3; j++)
+		pr_cont(" f%u", j);
+	pr_cont(" end\n");
+}
+
+/*
+ * A line continued past what printk keeps in one record (LOG_LINE_MAX,
+ * 6.12's PRINTKRB_RECORD_MAX): printk appends fragments until the next
+ * one would not fit, and stores that one as a record of its own.
+ */
+static KPPT_CALLER void kppt_cont_long_line(unsigned int cpu, unsigned int i)
+{
+	static const char chunk[] = "abcdefghijklmnopqrstuvwxyz0123456789"
+				    "abcdefghijklmnopqrstuvwxyz0123456789"
+				    "abcdefghijklmnopqrstuvwxyz";
+	unsigned int j;
+
+	pr_notice("cont_long cpu %u n %u:", cpu, i);
+	for (j = 0; j < 16; j++)
+		pr_cont(" %02u.%.*s", j, 96, chunk);
+	pr_cont(" end\n");
+}
 
 static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
 {
@@ -624,7 +673,12 @@ static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
 	unsigned int pause = READ_ONCE(kppt_flood_pause_every), i;
 
 	for (i = 0; i < w->n && !READ_ONCE(kppt_flood_stop); i++) {
-		printk(KERN_INFO "kprint_printk_test flood cpu %u n %u\n", w->cpu, i);
+		if (w->kind == KPPT_CONT_RACE)
+			kppt_cont_race_line(w->cpu, i);
+		else if (w->kind == KPPT_CONT_LONG)
+			kppt_cont_long_line(w->cpu, i);
+		else
+			printk(KERN_INFO "kprint_printk_test flood cpu %u n %u\n", w->cpu, i);
 		if (pause && i % pause == pause - 1)
 			usleep_range(1000, 1100);	/* pacing, not waiting */
 		else if (!(i % 256))
@@ -634,7 +688,7 @@ static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
 		complete(w->done);
 }
 
-static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
+static int kppt_run_cpus(const char *val, enum kppt_flood_kind kind)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct kppt_flood_work *works;
@@ -654,6 +708,7 @@ static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		INIT_WORK(&works[cpu].work, kppt_flood_fn);
+		works[cpu].kind = kind;
 		works[cpu].cpu = cpu;
 		works[cpu].n = n;
 		works[cpu].running = &running;
@@ -675,6 +730,21 @@ static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
+static int kppt_set_flood_cpus(const char *val, const struct kernel_param *kp)
+{
+	return kppt_run_cpus(val, KPPT_FLOOD);
+}
+
+static int kppt_set_cont_race(const char *val, const struct kernel_param *kp)
+{
+	return kppt_run_cpus(val, KPPT_CONT_RACE);
+}
+
+static int kppt_set_cont_long(const char *val, const struct kernel_param *kp)
+{
+	return kppt_run_cpus(val, KPPT_CONT_LONG);
+}
+
 #define KPPT_PARAM(name, desc)						\
 	static const struct kernel_param_ops kppt_##name##_ops = {	\
 		.set = kppt_set_##name,					\
@@ -690,6 +760,8 @@ KPPT_PARAM(rl_burst, "Write N: N ___ratelimit() calls on a fresh state, burst 10
 KPPT_PARAM(deferred, "Write N: the printk_deferred() path N times, irqs off");
 KPPT_PARAM(hexdump, "Write N: two print_hex_dump()s, N times");
 KPPT_PARAM(flood_cpus, "Write N: N printk()s on every online CPU at once");
+KPPT_PARAM(cont_race, "Write N: N pr_cont() lines on every online CPU at once");
+KPPT_PARAM(cont_long, "Write N: N pr_cont() lines longer than printk's record, every CPU");
 
 /* The expected table, as JSON lines. */
 static const struct kppt_expect kppt_expected_table[] = {

@@ -207,7 +207,7 @@ class Genl:
                 yield [decode_record(v) for t, v in attrs if t == K["KPRINT_A_RECORD"]]
 
 
-_U64 = {"SEQ", "TS_MONO_NS", "TS_REAL_NS", "FORMAT_ID", "BLOCK_ID", "CONTINUES"}
+_U64 = {"SEQ", "TS_MONO_NS", "TS_REAL_NS", "FORMAT_ID", "BLOCK_ID", "CONTINUES", "PRINTK_SEQ"}
 _U32 = {"LEVEL", "CLASS", "CPU", "PID", "LINE", "FLAGS", "SOURCE", "FACILITY"}
 
 

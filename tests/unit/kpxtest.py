@@ -55,10 +55,11 @@ F_TRUNCATED, F_USER, F_BACKLOG, F_CONT = 1, 2, 4, 8
 
 def record(seq, fmt, level="info", cls="none", subsystem="", module="m",
            args=(), text=None, source="kprint", device="", flags=0, continues=0,
-           function=""):
+           function="", printk_seq=None):
     """A record as `kprint dump --json` prints it (str fields); source
-    "printk" for one the printk bridge took."""
-    return {
+    "printk" for one the printk bridge took, which has a printk_seq
+    (printk_seq, or seq + 100)."""
+    rec = {
         "seq": seq, "source": source, "level": level, "level_num": LEVELS.index(level),
         "facility": 0, "class": cls,
         "ts_mono_ns": 1000 * seq, "ts_real_ns": 1700000000000000000 + seq,
@@ -68,6 +69,9 @@ def record(seq, fmt, level="info", cls="none", subsystem="", module="m",
         "args": list(args), "text": fmt if text is None else text,
         "block_id": 0, "flags": flags, "continues": continues,
     }
+    if source == "printk":
+        rec["printk_seq"] = seq + 100 if printk_seq is None else printk_seq
+    return rec
 
 
 def validate(objs, array=True):

@@ -157,6 +157,9 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 	ok = ok && kpc_json_add(obj, "flags", json_object_new_int64(rec->flags));
 	ok = ok && kpc_json_add(obj, "continues",
 				json_object_new_uint64(rec->continues));
+	if (ok && rec->source == KPRINT_SOURCE_PRINTK)
+		ok = kpc_json_add(obj, "printk_seq",
+				  json_object_new_uint64(rec->printk_seq));
 
 	if (!ok) {
 		json_object_put(obj);

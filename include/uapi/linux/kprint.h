@@ -162,6 +162,7 @@ enum kprint_record_attr {
 	/* u32: syslog facility, 0 (kernel) for all but /dev/kmsg writes */
 	KPRINT_RECORD_A_FACILITY,
 	KPRINT_RECORD_A_CONTINUES,	/* u64 */
+	KPRINT_RECORD_A_PRINTK_SEQ,	/* u64 */
 
 	/* private: */
 	__KPRINT_RECORD_A_CNT
