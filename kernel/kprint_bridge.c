@@ -176,6 +176,7 @@ static struct {
 	atomic64_t uncommitted;
 	atomic64_t unread;
 	atomic64_t order_late;
+	atomic64_t order_overtook;
 	atomic64_t backlog_live;
 } kprint_bridge_count;
 
@@ -225,14 +226,16 @@ MODULE_PARM_DESC(bridge_deferred,
  * How the bridge met printk's commits, for tests and the curious:
  * messages printk never committed, commits whose seq could not be read,
  * records committed after a wait for their turn timed out (possibly out
- * of printk's order), records of the backlog taken live instead.
+ * of printk's order), records of a printk nested in another one committed
+ * ahead of it, records of the backlog taken live instead.
  */
 static int kprint_bridge_order_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "uncommitted %lld unread %lld late %lld live %lld\n",
+	return sysfs_emit(buf, "uncommitted %lld unread %lld late %lld overtook %lld live %lld\n",
 			  atomic64_read(&kprint_bridge_count.uncommitted),
 			  atomic64_read(&kprint_bridge_count.unread),
 			  atomic64_read(&kprint_bridge_count.order_late),
+			  atomic64_read(&kprint_bridge_count.order_overtook),
 			  atomic64_read(&kprint_bridge_count.backlog_live));
 }
 
@@ -1834,27 +1837,63 @@ static bool kprint_bridge_prb_read(const struct kprint_prb_entry *e,
 /*
  * Order.  printk gives a record its seq when it reserves its slot and
  * commits it after rendering its text: two CPUs may commit in the other
- * order.  The hook commits a record into kprint's ring only once the
- * record of printk's previous seq is committed (or was never bridged),
- * so kprint's order is printk's.  It waits with interrupts off, as
- * printk's writer it waits for has them, and at most
- * KPRINT_BRIDGE_TURN_NS; never in NMI, inside its own hook, or for a
- * message printed while printing another on this CPU (that one's slot is
- * held by the printk it interrupted).  @kprint_bridge_next is printk's seq
- * of the next record in turn, 0 while not known (the bridge just came on).
+ * order.  The hook commits a record into kprint's ring only once every
+ * earlier seq of printk is committed, so kprint's order is printk's.
+ *
+ * @kprint_bridge_next is the lowest seq not known committed (0 while not
+ * known: the bridge just came on).  A commit marks its own seq done in
+ * @kprint_bridge_done and moves @kprint_bridge_next over the run of done
+ * seqs that follows.  It never jumps over a seq still being written: an
+ * NMI's commit, or one nested in another printk on the same CPU, must not
+ * let later records of other CPUs overtake the one it interrupted.  Every
+ * seq printk reserves is committed (prb_reserve() commits even the record
+ * it could not give room), so the run always closes.
+ *
+ * The wait runs with interrupts off, as printk's writer it waits for has
+ * them, and at most KPRINT_BRIDGE_TURN_NS (then counted as late); never
+ * in NMI, inside its own hook, or for a message printed while printing
+ * another on this CPU: the one it interrupted cannot commit before it.
+ * That nested record is committed at once, ahead of its turn, and counted
+ * (overtook).
  */
 #define KPRINT_BRIDGE_TURN_NS	(20 * NSEC_PER_MSEC)
+/* Seqs in flight at once: a few per CPU and context, with room to spare. */
+#define KPRINT_BRIDGE_TURNS	1024
 
 static u64 kprint_bridge_next;
+static u64 kprint_bridge_done[KPRINT_BRIDGE_TURNS];
+
+/* Moves the turn over every done seq from @next on. */
+static u64 kprint_bridge_turn_advance(u64 next)
+{
+	u64 prev;
+
+	while (next &&
+	       smp_load_acquire(&kprint_bridge_done[next % KPRINT_BRIDGE_TURNS]) ==
+		       next + 1) {
+		prev = cmpxchg64(&kprint_bridge_next, next, next + 1);
+		next = prev == next ? next + 1 : prev;
+	}
+	return next;
+}
+
+/* Is @seq's turn here: is every earlier seq of printk committed? */
+static bool kprint_bridge_turn_here(u64 seq)
+{
+	u64 next = kprint_bridge_turn_advance(READ_ONCE(kprint_bridge_next));
+
+	return !next || next >= seq;
+}
 
 static void kprint_bridge_turn_wait(u64 seq)
 {
-	u64 deadline = 0, next;
+	u64 deadline;
 
-	while ((next = smp_load_acquire(&kprint_bridge_next)) && next < seq) {
-		if (!deadline) {
-			deadline = local_clock() + KPRINT_BRIDGE_TURN_NS;
-		} else if (local_clock() > deadline) {
+	if (kprint_bridge_turn_here(seq))
+		return;
+	deadline = local_clock() + KPRINT_BRIDGE_TURN_NS;
+	while (!kprint_bridge_turn_here(seq)) {
+		if (local_clock() > deadline) {
 			atomic64_inc(&kprint_bridge_count.order_late);
 			return;
 		}
@@ -1862,17 +1901,42 @@ static void kprint_bridge_turn_wait(u64 seq)
 	}
 }
 
-/* printk's @seq is committed: the next one's turn. */
-static void kprint_bridge_turn_pass(u64 seq)
+/*
+ * The turn starts at @seq: when the bridge comes on, at the first commit
+ * it sees (or the backlog's end), and past a gap wider than the table
+ * holds, which only a seq never committed could leave.
+ */
+static void kprint_bridge_turn_start(u64 seq)
 {
 	u64 old = READ_ONCE(kprint_bridge_next), prev;
 
-	while (old <= seq) {
-		prev = cmpxchg64(&kprint_bridge_next, old, seq + 1);
+	while (old < seq) {
+		prev = cmpxchg64(&kprint_bridge_next, old, seq);
 		if (prev == old)
 			break;
 		old = prev;
 	}
+}
+
+/* printk's @seq is committed. */
+static void kprint_bridge_turn_pass(u64 seq)
+{
+	u64 next = READ_ONCE(kprint_bridge_next);
+
+	if (!next) {
+		kprint_bridge_turn_start(seq + 1);
+		return;
+	}
+	if (seq < next)
+		return;
+	if (seq - next >= KPRINT_BRIDGE_TURNS) {
+		atomic64_inc(&kprint_bridge_count.order_late);
+		kprint_bridge_turn_start(seq + 1);
+		return;
+	}
+	smp_store_release(&kprint_bridge_done[seq % KPRINT_BRIDGE_TURNS],
+			  seq + 1);
+	kprint_bridge_turn_advance(next);
 }
 
 /*
@@ -1958,8 +2022,12 @@ static void notrace kprint_bridge_commit_hook(unsigned long ip,
 	busy = this_cpu_read(kprint_bridge_busy);
 	if (!in_nmi() && kprint_bridge_from_store(parent_ip))
 		p = kprint_bridge_pending_take(&nested);
-	if (known && !in_nmi() && !nested && !busy)
-		kprint_bridge_turn_wait(pseq);
+	if (known && !in_nmi() && !busy) {
+		if (!nested)
+			kprint_bridge_turn_wait(pseq);
+		else if (p && p->build && !kprint_bridge_turn_here(pseq))
+			atomic64_inc(&kprint_bridge_count.order_overtook);
+	}
 	if (p) {
 		if (p->build && !busy) {
 			this_cpu_write(kprint_bridge_busy, true);
@@ -2424,7 +2492,7 @@ int kprint_bridge_init(void)
 		backlog_end = kprint_bridge_backlog_end();
 		WRITE_ONCE(kprint_bridge_load_end, backlog_end);
 		if (backlog_end)
-			kprint_bridge_turn_pass(backlog_end - 1);
+			kprint_bridge_turn_start(backlog_end);
 	}
 	mutex_unlock(&kprint_bridge_mutex);
 

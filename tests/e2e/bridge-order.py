@@ -138,5 +138,7 @@ after = order_counts()
 check("the bridge read printk's seq at every commit", after["unread"] == before["unread"],
       f"{after}")
 check("no wait for printk's order timed out", after["late"] == before["late"], f"{after}")
+check("no nested printk's record overtook its turn", after["overtook"] == before["overtook"],
+      f"{after}")
 os.close(kfd)
 finish()

@@ -276,6 +276,8 @@ flood = threading.Thread(target=write_printk_param, args=("flood_cpus", 40000000
 flood.start()
 wait_for("the flood runs again", lambda: genl.stats()["bridged"] > 0)
 s0 = genl.stats()
+latest = json.loads(get("/records?limit=1")[1] or b"[]")
+nmi_after = latest[-1]["seq"] if latest else 0
 kmsg_write(f"{MARK} nmi begin")
 t_nmi = time.monotonic()
 with open("/proc/sysrq-trigger", "w") as f:
@@ -290,6 +292,36 @@ with open(f"{PRINTK_TEST_DEBUGFS}/flood_stop", "w") as f:
     f.write("1")
 flood.join(60)
 check("and stops when told", not flood.is_alive())
+
+
+def printk_order(after):
+    """Records of printk from kprint seq after on, up to the NMI's end
+    marker; and those whose printk_seq goes back.  An appended fragment
+    (flag 8, cont) carries the seq of the line it joined, which may lie
+    before records committed meanwhile: only whole records must follow
+    printk's order."""
+    recs, back, top = [], [], 0
+    while True:
+        status, body = get(f"/records?source=printk&after={after}&limit=1000")
+        page = json.loads(body or b"[]") if status == 200 else []
+        for r in page:
+            if r.get("source") != "printk" or not r.get("printk_seq"):
+                continue	# kprint's own, or a seq the bridge could not read
+            recs.append(r)
+            if r["flags"] & 8 and r["printk_seq"] <= top:
+                continue
+            if r["printk_seq"] <= top:
+                back.append((r["seq"], r["printk_seq"], top))
+            top = max(top, r["printk_seq"])
+        if not page or any(r["text"] == f"{MARK} nmi end" for r in page):
+            return recs, back
+        after = page[-1]["seq"]
+
+
+order_recs, order_back = printk_order(nmi_after)
+check(f"around the NMI backtraces, {len(order_recs)} records in printk's order "
+      "(an NMI's commit lets no later record overtake)", order_recs and not order_back,
+      order_back[:3])
 status, body = get("/records?q=NMI%20backtrace%20for%20cpu")
 nmi_records = [r["text"] for r in json.loads(body)] if status == 200 else None
 with open("/proc/sys/kernel/printk", "w") as f:
