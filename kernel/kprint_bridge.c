@@ -100,6 +100,8 @@
  * waits until no CPU is inside the hook; only then is anything freed.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/atomic.h>
 #include <linux/dev_printk.h>
 #include <linux/ftrace.h>
@@ -2488,7 +2490,18 @@ int kprint_bridge_init(void)
 			mutex_unlock(&kprint_bridge_mutex);
 			goto err_notifier;
 		}
-		/* Every record printk reserves from now on is taken live. */
+		/*
+		 * Every record printk reserves from now on is taken live.  A
+		 * line some caller left open (no newline yet) cannot be read
+		 * until printk finalizes it, so the backlog would stop short
+		 * of it and its later pieces would come live without its
+		 * beginning.  printk finalizes the newest record when it
+		 * reserves the next one: this line, bridged live itself, makes
+		 * printk store the open line as it is, its later pieces as
+		 * records of their own, as /dev/kmsg then shows them.
+		 */
+		if (kprint_bridge_take_backlog)
+			pr_info("printk bridge on, earlier messages as backlog\n");
 		backlog_end = kprint_bridge_backlog_end();
 		WRITE_ONCE(kprint_bridge_load_end, backlog_end);
 		if (backlog_end)

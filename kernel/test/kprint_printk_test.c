@@ -745,6 +745,27 @@ static int kppt_set_cont_long(const char *val, const struct kernel_param *kp)
 	return kppt_run_cpus(val, KPPT_CONT_LONG);
 }
 
+/*
+ * A line left open across a load of kprint.ko: 1 begins it, 2 ends it,
+ * from the writer's task (printk's caller id), so that printk appends the
+ * end unless a record came in between.
+ */
+static int kppt_set_cont_open(const char *val, const struct kernel_param *kp)
+{
+	unsigned int step;
+	int err = kstrtouint(val, 0, &step);
+
+	if (err)
+		return err;
+	if (step == 1)
+		pr_info("cont_open begin");
+	else if (step == 2)
+		pr_cont(" cont_open end\n");
+	else
+		return -EINVAL;
+	return 0;
+}
+
 #define KPPT_PARAM(name, desc)						\
 	static const struct kernel_param_ops kppt_##name##_ops = {	\
 		.set = kppt_set_##name,					\
@@ -762,6 +783,7 @@ KPPT_PARAM(hexdump, "Write N: two print_hex_dump()s, N times");
 KPPT_PARAM(flood_cpus, "Write N: N printk()s on every online CPU at once");
 KPPT_PARAM(cont_race, "Write N: N pr_cont() lines on every online CPU at once");
 KPPT_PARAM(cont_long, "Write N: N pr_cont() lines longer than printk's record, every CPU");
+KPPT_PARAM(cont_open, "Write 1: begin a line without its newline; 2: end it");
 
 /* The expected table, as JSON lines. */
 static const struct kppt_expect kppt_expected_table[] = {

@@ -8,7 +8,8 @@ exactly once, either as a backlog record (taken from printk's ring at
 load) or as a live one, by its printk_seq; none in neither, none in both.
 A reader thread drains /dev/kmsg meanwhile, so that the flood cannot
 overwrite a record before it is read (a gap fails the test: it could not
-judge)."""
+judge).  Then a line left open across the load: its beginning is
+not lost."""
 import os
 import select
 import subprocess
@@ -90,4 +91,35 @@ if check("both markers in /dev/kmsg", START in texts and END in texts):
           0 < nb < len(seqs))
     with open("/sys/module/kprint/parameters/bridge_order") as f:
         print("# bridge_order:", f.read().strip())
+
+# A line left open (no newline) when kprint.ko loads, ended after: printk
+# can store it whole only if nothing else was stored in between, and the
+# backlog cannot read it while it is open.  Every /dev/kmsg record around
+# the load must have kprint's records of its printk_seq, texts joined.
+START2, END2 = "kprint bridge-load: open line start", "kprint bridge-load: open line end"
+subprocess.run(["rmmod", "kprint"], check=True)
+kfd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+os.lseek(kfd, 0, os.SEEK_END)
+kmsg_write(START2)
+write_printk_param("cont_open", 1)
+subprocess.run(["insmod", "kernel/kprint.ko", "bridge=1"], check=True)
+write_printk_param("cont_open", 2)
+kmsg_write(END2)
+around = []
+wait_for("the open line's end marker read",
+         lambda: around.extend(kmsg_records(kfd)) or any(k["text"] == END2 for k in around))
+os.close(kfd)
+texts = [k["text"] for k in around]
+window = around[texts.index(START2):texts.index(END2) + 1] if START2 in texts else []
+joined = {}
+for r in sorted(kpnl.Genl().dump(), key=lambda r: r["seq"]):
+    if r.get("source") == PRINTK and r.get("printk_seq"):
+        joined[r["printk_seq"]] = joined.get(r["printk_seq"], "") + r["text"]
+print(f"# the open line's window: {[(k['seq'], k['text']) for k in window]}")
+check("the line begun before the load is in /dev/kmsg",
+      any("cont_open begin" in k["text"] for k in window))
+wrong = [(k["seq"], k["text"], joined.get(k["seq"])) for k in window
+         if joined.get(k["seq"]) != k["text"]]
+check(f"each of the {len(window)} records around the load is kprint's, text for text "
+      "(the open line's beginning not lost)", window and not wrong, wrong[:3])
 finish()
