@@ -1829,8 +1829,15 @@ static bool kprint_bridge_prb_read(const struct kprint_prb_entry *e,
 		return false;
 	info = &READ_ONCE(kprint_bridge_prb_infos)[id & kprint_bridge_prb_mask];
 	*seq = READ_ONCE(info->seq);
-	if (unlikely((*seq ^ id) & kprint_bridge_prb_mask ||
-		     info->caller_id != kprint_bridge_caller_id()))
+	if (unlikely((*seq ^ id) & kprint_bridge_prb_mask)) {
+		*seq = 0;
+		return false;
+	}
+	/*
+	 * The seq alone still passes the turn on: prb_reserve() commits a
+	 * record it found no room for before vprintk_store() set its caller.
+	 */
+	if (unlikely(info->caller_id != kprint_bridge_caller_id()))
 		return false;
 	*level = info->level;
 	return true;
@@ -1887,22 +1894,6 @@ static bool kprint_bridge_turn_here(u64 seq)
 	return !next || next >= seq;
 }
 
-static void kprint_bridge_turn_wait(u64 seq)
-{
-	u64 deadline;
-
-	if (kprint_bridge_turn_here(seq))
-		return;
-	deadline = local_clock() + KPRINT_BRIDGE_TURN_NS;
-	while (!kprint_bridge_turn_here(seq)) {
-		if (local_clock() > deadline) {
-			atomic64_inc(&kprint_bridge_count.order_late);
-			return;
-		}
-		cpu_relax();
-	}
-}
-
 /*
  * The turn starts at @seq: when the bridge comes on, at the first commit
  * it sees (or the backlog's end), and past a gap wider than the table
@@ -1917,6 +1908,24 @@ static void kprint_bridge_turn_start(u64 seq)
 		if (prev == old)
 			break;
 		old = prev;
+	}
+}
+
+static void kprint_bridge_turn_wait(u64 seq)
+{
+	u64 deadline;
+
+	if (kprint_bridge_turn_here(seq))
+		return;
+	deadline = local_clock() + KPRINT_BRIDGE_TURN_NS;
+	while (!kprint_bridge_turn_here(seq)) {
+		if (local_clock() > deadline) {
+			/* The seqs before are not waited for again. */
+			atomic64_inc(&kprint_bridge_count.order_late);
+			kprint_bridge_turn_start(seq);
+			return;
+		}
+		cpu_relax();
 	}
 }
 
@@ -2038,7 +2047,7 @@ static void notrace kprint_bridge_commit_hook(unsigned long ip,
 		}
 		atomic_set_release(&p->state, KPRINT_BRIDGE_P_FREE);
 	}
-	if (known)
+	if (pseq)
 		kprint_bridge_turn_pass(pseq);
 	local_irq_restore(flags);
 	preempt_enable_notrace();

@@ -22,9 +22,7 @@ snap() { kprint formats --json --top 0 --source printk >"$WORK/$1"; }
 # kmsg_marker NAME: a line in the printk ring, and its seq in $WORK/seq.NAME,
 # read at once (a long stream overwrites the ring).
 kmsg_marker() {
-	echo "kprint bpf-bridge marker $1" >/dev/kmsg
-	dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null |
-		sed -n "s/^[0-9]*,\([0-9]*\),.*;kprint bpf-bridge marker $1\$/\1/p" >"$WORK/seq.$1"
+	kmsg_mark "kprint bpf-bridge marker $1" >"$WORK/seq.$1"
 	[ -s "$WORK/seq.$1" ] || not_ok "marker $1 found in /dev/kmsg"
 }
 # The printk messages counted under the plain key so far, read from the

@@ -30,9 +30,7 @@ snap() {
 }
 # kmsg_marker NAME: a line in the printk ring, and its seq in $WORK/seq.NAME.
 kmsg_marker() {
-	echo "kprint bpf-echo marker $1" >/dev/kmsg
-	dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null |
-		sed -n "s/^[0-9]*,\([0-9]*\),.*;kprint bpf-echo marker $1\$/\1/p" >"$WORK/seq.$1"
+	kmsg_mark "kprint bpf-echo marker $1" >"$WORK/seq.$1"
 	[ -s "$WORK/seq.$1" ] || not_ok "marker $1 found in /dev/kmsg"
 }
 

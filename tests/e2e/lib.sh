@@ -21,6 +21,31 @@ PORT=${PORT:-9464}		# the exporter's, on the guest's loopback
 URL=http://127.0.0.1:$PORT
 exporter=			# the pid start_exporter started
 
+# kmsg_mark TEXT: writes TEXT as a line of the printk ring and prints its
+# seq.  /dev/kmsg is read from its end, written, then read on to the line:
+# under a printk stream, a reader from the ring's start meets records
+# overwritten under it (EPIPE) and may never get to the line.
+kmsg_mark() {
+	$PY - "$1" <<'PYEOF'
+import os, sys
+text = sys.argv[1]
+fd = os.open("/dev/kmsg", os.O_RDWR | os.O_NONBLOCK)
+os.lseek(fd, 0, os.SEEK_END)
+os.write(fd, (text + "\n").encode())
+while True:
+    try:
+        rec = os.read(fd, 8192).decode("utf-8", "replace")
+    except BrokenPipeError:
+        continue	# overwritten meanwhile: read on from the oldest kept
+    except BlockingIOError:
+        break		# read to the end: the line itself was overwritten
+    head, _, body = rec.partition(";")
+    if body.split("\n", 1)[0] == text:
+        print(head.split(",")[1])
+        break
+PYEOF
+}
+
 # check_fails_with WHAT PATTERN CMD...: CMD fails and says PATTERN.
 check_fails_with() {
 	local what=$1 pattern=$2 out rc
