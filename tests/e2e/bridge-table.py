@@ -19,29 +19,17 @@ import jsonschema
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
-from lib import (check, default_loglevel, finish, kmsg_records, kmsg_write,  # noqa: E402
+from lib import (CONVERSION, check, default_loglevel, finish, kmsg_records, kmsg_write, rebuild,  # noqa: E402
                  load_printk_test_module, printk_test_expected, wait_for,
                  wait_subscribers, write_printk_param)
 
 KPRINT_TABLE = "kernel/test/kprint_test_table.h"
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
-CONVERSION = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|t|L)?"
-                        r"(?:p[A-Za-z0-9]*|[cdiuoxXs]))")
 MARK = "kppt-test: begin "
 CONT_LINES = 4			# per thread
 RL_BURST = 25			# calls in the printk_ratelimited() burst
 F_TRUNCATED, F_BACKLOG, F_CONT = 1, 4, 8
 
-
-def rebuild(fmt, args):
-    """The text a format and its rendered args spell, %% being a %."""
-    out, pos, it = [], 0, iter(args)
-    for m in CONVERSION.finditer(fmt):
-        out.append(fmt[pos:m.start()])
-        out.append("%" if m.group() == "%%" else next(it, "<missing>"))
-        pos = m.end()
-    out.append(fmt[pos:])
-    return "".join(out)
 
 
 def conversions(fmt):

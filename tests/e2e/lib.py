@@ -39,6 +39,23 @@ def finish():
     sys.exit(1 if failures else 0)
 
 
+# One printf conversion of a kernel format (or "%%"): flags, width and
+# precision (digits or *), length, and %p with its extension letters.
+CONVERSION = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+)?)?(?:hh|h|ll|l|z|t|L)?"
+                        r"(?:p[A-Za-z0-9?]*|[cdiuoxXs]))")
+
+
+def rebuild(fmt, args):
+    """The text a format and its rendered args spell, %% being a %."""
+    out, pos, it = [], 0, iter(args)
+    for m in CONVERSION.finditer(fmt):
+        out.append(fmt[pos:m.start()])
+        out.append("%" if m.group() == "%%" else next(it, "<missing>"))
+        pos = m.end()
+    out.append(fmt[pos:])
+    return "".join(out)
+
+
 def sized(ci, soak):
     """A loop's size: ci in make check, soak in make soak (KPRINT_SOAK=1)."""
     return soak if os.environ.get("KPRINT_SOAK") == "1" else ci

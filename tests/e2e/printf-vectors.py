@@ -20,26 +20,14 @@ import time
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
-from lib import (DEBUGFS, PORT, check, finish, get, kmsg_records, kmsg_write,  # noqa: E402
+from lib import (DEBUGFS, PORT, check, finish, get, kmsg_records, kmsg_write, rebuild,  # noqa: E402
                  metric, wait_for, wait_subscribers)
 
 MODULE = "kprint_printf_vectors"
 MARK = "kppv-test: "
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
 # One conversion of a format, as the bridge splits its args.
-CONVERSION = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+)?)?(?:hh|h|ll|l|z|t|L)?"
-                        r"(?:p[A-Za-z0-9?]*|[cdiuoxXs]))")
 
-
-def rebuild(fmt, args):
-    """The text a format and its rendered args spell, %% being a %."""
-    out, pos, it = [], 0, iter(args)
-    for m in CONVERSION.finditer(fmt):
-        out.append(fmt[pos:m.start()])
-        out.append("%" if m.group() == "%%" else next(it, "<missing>"))
-        pos = m.end()
-    out.append(fmt[pos:])
-    return "".join(out)
 
 
 if not os.path.ismount(DEBUGFS):
