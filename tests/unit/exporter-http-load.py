@@ -32,13 +32,12 @@ import re
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Exporter, Tap, connect_from, line, parse_metrics, record  # noqa: E402
+from kpxtest import Exporter, Tap, bulky_replay, connect_from, parse_metrics  # noqa: E402
 
 CLIENTS = 40            # node_exporter's --web.max-requests default
 REQUESTS = 50           # per client and round
@@ -46,13 +45,9 @@ PER_IP = 64             # KPX_HTTP_PER_IP
 PAST = 100              # clients of the round past the limit
 
 t = Tap()
-work = tempfile.mkdtemp(prefix="kpx-load.")
-path = os.path.join(work, "r.jsonl")
-with open(path, "wb") as f:
-    for seq in range(1, 1001):
-        # 3 KB of text and an argument as long: /records?limit=1000 is 6.4 MB.
-        f.write(line(record(seq, "record %d of many: %s", args=[str(seq), "x" * 3000],
-                            text="record %d of many: %s" % (seq, "x" * 3000))))
+# 3 KB of text and an argument as long: /records?limit=1000 is 6.4 MB.
+path = bulky_replay("kpx-load.", 1000, 3000)
+work = os.path.dirname(path)
 
 
 class Source(http.client.HTTPConnection):

@@ -20,24 +20,19 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Exporter, Tap, line, parse_metrics, promtool_check, record  # noqa: E402
+from kpxtest import Exporter, Tap, bulky_replay, parse_metrics, promtool_check  # noqa: E402
 
 PER_IP = 64             # KPX_HTTP_PER_IP
 ATTACK_S = 8            # each attack's length
 SCRAPE_MAX_S = 2.0
 
 t = Tap()
-work = tempfile.mkdtemp(prefix="kpx-slow.")
-path = os.path.join(work, "r.jsonl")
-with open(path, "wb") as f:
-    for seq in range(1, 1001):
-        f.write(line(record(seq, "record %d of many: %s", args=[str(seq), "x" * 1000],
-                            text="record %d of many: %s" % (seq, "x" * 1000))))
+path = bulky_replay("kpx-slow.", 1000, 1000)
+work = os.path.dirname(path)
 
 
 def get_from(src, port, path, timeout=10):

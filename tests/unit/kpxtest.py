@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -93,6 +94,18 @@ def line(rec, raw=None):
         out = out.replace(k.encode(), v)
     return out + b"\n"
 
+
+
+def bulky_replay(prefix, n, size):
+    """A temporary replay file of n records, each with a text and an
+    argument of size bytes, for tests that need large answers; returns
+    its path (remove it and its folder with os.unlink, os.rmdir)."""
+    path = os.path.join(tempfile.mkdtemp(prefix=prefix), "r.jsonl")
+    with open(path, "wb") as f:
+        for seq in range(1, n + 1):
+            f.write(line(record(seq, "record %d of many: %s", args=[str(seq), "x" * size],
+                                text="record %d of many: %s" % (seq, "x" * size))))
+    return path
 
 class Exporter:
     """kprint_exporter --replay PATH on 127.0.0.1, a free port."""
