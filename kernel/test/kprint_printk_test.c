@@ -74,6 +74,7 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -766,6 +767,50 @@ static int kppt_set_cont_open(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
+/*
+ * A printk nested inside another printk's formatting: printk renders a
+ * stored message's text with vscnprintf() after reserving its record, so a
+ * kprobe there that prints (once, for the armed task) makes a message whose
+ * record printk reserves after the outer one's and commits before it.
+ */
+static struct task_struct *kppt_nested_task;
+
+static int kppt_nested_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (READ_ONCE(kppt_nested_task) == current) {
+		WRITE_ONCE(kppt_nested_task, NULL);
+		pr_info("nested inside printk\n");
+	}
+	return 0;
+}
+
+static struct kprobe kppt_nested_kp = {
+	.symbol_name	= "vscnprintf",
+	.pre_handler	= kppt_nested_pre,
+};
+static bool kppt_nested_registered;
+
+static int kppt_set_nested(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i, n;
+	int err = kstrtouint(val, 0, &n);
+
+	if (err)
+		return err;
+	if (!kppt_nested_registered) {
+		err = register_kprobe(&kppt_nested_kp);
+		if (err)
+			return err;
+		kppt_nested_registered = true;
+	}
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(kppt_nested_task, current);
+		pr_info("nested outer %u\n", i);
+		WRITE_ONCE(kppt_nested_task, NULL);
+	}
+	return 0;
+}
+
 #define KPPT_PARAM(name, desc)						\
 	static const struct kernel_param_ops kppt_##name##_ops = {	\
 		.set = kppt_set_##name,					\
@@ -784,6 +829,7 @@ KPPT_PARAM(flood_cpus, "Write N: N printk()s on every online CPU at once");
 KPPT_PARAM(cont_race, "Write N: N pr_cont() lines on every online CPU at once");
 KPPT_PARAM(cont_long, "Write N: N pr_cont() lines longer than printk's record, every CPU");
 KPPT_PARAM(cont_open, "Write 1: begin a line without its newline; 2: end it");
+KPPT_PARAM(nested, "Write N: N printk()s, each with one printed inside its formatting");
 
 /* The expected table, as JSON lines. */
 static const struct kppt_expect kppt_expected_table[] = {
@@ -966,6 +1012,8 @@ static int __init kppt_init(void)
 
 static void __exit kppt_exit(void)
 {
+	if (kppt_nested_registered)
+		unregister_kprobe(&kppt_nested_kp);
 	debugfs_remove(kppt_debugfs);
 	platform_device_unregister(kppt_pdev);
 }
