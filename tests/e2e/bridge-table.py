@@ -19,8 +19,8 @@ import jsonschema
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
-from lib import (CONVERSION, check, default_loglevel, finish, kmsg_records, kmsg_write, rebuild,  # noqa: E402
-                 load_printk_test_module, printk_test_expected, wait_for,
+from lib import (CONVERSION, check, default_loglevel, finish, json_lines,  # noqa: E402
+                 kmsg_records, kmsg_write, rebuild, start_monitor, load_printk_test_module, printk_test_expected, wait_for,
                  wait_subscribers, write_printk_param)
 
 KPRINT_TABLE = "kernel/test/kprint_test_table.h"
@@ -58,14 +58,12 @@ genl = kpnl.Genl()
 stats0 = genl.stats()
 check("the bridge is on", stats0.get("bridge") == 1, stats0.get("bridge"))
 MONITOR_OUT = "/tmp/bridge-table.monitor.json"
-monitor = subprocess.Popen(["kprint", "monitor", "--json"], stdout=open(MONITOR_OUT, "w"),
-                           stderr=subprocess.PIPE, text=True)
+monitor = start_monitor(MONITOR_OUT)
 wait_subscribers(genl.groups["records"], 1)
 
 
 def monitor_lines():
-    with open(MONITOR_OUT) as f:
-        return [json.loads(line) for line in f if line.endswith("\n")]
+    return json_lines(MONITOR_OUT)
 
 
 # kprint monitor follows from the ring's next seq as it is once it has

@@ -56,6 +56,17 @@ def rebuild(fmt, args):
     return "".join(out)
 
 
+def start_monitor(path):
+    """kprint monitor --json writing to path; json_lines(path) reads it."""
+    return subprocess.Popen(["kprint", "monitor", "--json"], stdout=open(path, "w"),
+                            stderr=subprocess.PIPE, text=True)
+
+
+def json_lines(path):
+    """The whole JSON lines written to path so far (a last partial one left)."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.endswith("\n")]
+
 def sized(ci, soak):
     """A loop's size: ci in make check, soak in make soak (KPRINT_SOAK=1)."""
     return soak if os.environ.get("KPRINT_SOAK") == "1" else ci

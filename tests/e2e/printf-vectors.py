@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
-from lib import (DEBUGFS, PORT, check, finish, get, kmsg_records, kmsg_write, rebuild,  # noqa: E402
-                 metric, wait_for, wait_subscribers)
+from lib import (DEBUGFS, PORT, check, finish, get, json_lines, kmsg_records,  # noqa: E402
+                 kmsg_write, metric, rebuild, start_monitor, wait_for, wait_subscribers)
 
 MODULE = "kprint_printf_vectors"
 MARK = "kppv-test: "
@@ -48,14 +48,12 @@ check("the bridge is on", genl.stats().get("bridge") == 1)
 exporter = subprocess.Popen(["kprint_exporter", "--no-bpf", "--listen", f"127.0.0.1:{PORT}",
                              "--records", "1000"], stderr=subprocess.PIPE, text=True)
 MONITOR_OUT = "/tmp/printf-vectors.monitor.json"
-monitor = subprocess.Popen(["kprint", "monitor", "--json"], stdout=open(MONITOR_OUT, "w"),
-                           stderr=subprocess.PIPE, text=True)
+monitor = start_monitor(MONITOR_OUT)
 wait_subscribers(genl.groups["records"], 2)
 
 
 def monitor_lines():
-    with open(MONITOR_OUT) as f:
-        return [json.loads(line) for line in f if line.endswith("\n")]
+    return json_lines(MONITOR_OUT)
 
 
 def exporter_has(text):
