@@ -81,8 +81,9 @@
  * It commits only once printk's previous seq was committed: kprint's
  * order is printk's.  A fragment printk appended to a record carries that
  * record's seq and may come after later records.  A message printk never
- * commits (its recursion limit, a failed reservation) leaves its slot,
- * reused later and counted (bridge_order: uncommitted).  The wait for a
+ * commits (its recursion limit, a failed reservation) leaves its slot
+ * filled until a later printk or commit of its task finds it below its own
+ * frame; then it is freed and counted (bridge_order: uncommitted).  The wait for a
  * turn has a bound (KPRINT_BRIDGE_TURN_NS, counted as late); it is not
  * taken in NMI, inside the hook, or by a printk nested in another printk
  * on the same CPU, whose turn the outer one holds.
@@ -1613,12 +1614,23 @@ struct kprint_bridge_pending {
 #define KPRINT_BRIDGE_P_BUSY	1
 #define KPRINT_BRIDGE_P_FILLED	2
 
-/* Slots per CPU and interrupt context level: a message and one nested. */
-#define KPRINT_BRIDGE_PENDING	2
-#define KPRINT_BRIDGE_LEVELS	4
+/*
+ * Slots per CPU and interrupt context: printk stores messages nested four
+ * deep (PRINTK_MAX_RECURSION is 3) and refuses a fifth, whose slot stays
+ * filled until the task's next printk or commit sees it.  NMI has none:
+ * nothing is bridged there.
+ */
+#define KPRINT_BRIDGE_PENDING	5
+#define KPRINT_BRIDGE_LEVELS	3
 
 static struct kprint_bridge_pending *kprint_bridge_pend;
 static DEFINE_PER_CPU(u64, kprint_bridge_stamp);
+
+/* Fewer slots only make the full table's path testable. */
+static unsigned int kprint_bridge_slots = KPRINT_BRIDGE_PENDING;
+module_param_named(bridge_slots, kprint_bridge_slots, uint, 0444);
+MODULE_PARM_DESC(bridge_slots,
+		 "Messages kept per CPU and context until printk commits them (1-5, default 5; fewer for tests)");
 
 static struct kprint_bridge_pending *kprint_bridge_pend_set(int cpu, int lvl)
 {
@@ -1627,40 +1639,55 @@ static struct kprint_bridge_pending *kprint_bridge_pend_set(int cpu, int lvl)
 }
 
 /*
- * A slot of this CPU and context to fill, BUSY, or NULL; @sp is the stack
- * pointer at vprintk_store()'s entry.  A slot of the current task whose
- * vprintk_store() frame was not above this one's is a message printk
- * never committed (its recursion limit, a failed reservation): an outer
- * printk still running sits higher on the stack.  It is freed and
- * counted; so is the oldest filled slot when none is free.
+ * Frees current's filled slots of @set whose vprintk_store() frame lay
+ * below @sp: that frame returned without printk committing its message
+ * (its recursion limit, a failed reservation).
  */
-static struct kprint_bridge_pending *kprint_bridge_pending_get(unsigned long sp)
+static void kprint_bridge_pending_stale(struct kprint_bridge_pending *set,
+					unsigned long sp)
 {
-	struct kprint_bridge_pending *set, *p = NULL;
 	unsigned int i;
 
-	set = kprint_bridge_pend_set(smp_processor_id(),
-				     interrupt_context_level());
 	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
 		if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
-		    set[i].task == current && set[i].sp <= sp &&
+		    set[i].task == current && set[i].sp < sp &&
 		    atomic_cmpxchg(&set[i].state, KPRINT_BRIDGE_P_FILLED,
 				   KPRINT_BRIDGE_P_FREE) == KPRINT_BRIDGE_P_FILLED)
 			atomic64_inc(&kprint_bridge_count.uncommitted);
-	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+}
+
+/*
+ * A slot of this CPU and context to fill, BUSY, or NULL; @sp is the stack
+ * pointer at vprintk_store()'s entry.  When every slot is filled (tasks
+ * preempted between the hook and printk's commit), the oldest is taken
+ * back: its message cannot be bridged any more and is counted as
+ * dropped-scratch.
+ */
+static struct kprint_bridge_pending *kprint_bridge_pending_get(unsigned long sp)
+{
+	unsigned int i, slots = clamp(kprint_bridge_slots, 1U,
+				      (unsigned int)KPRINT_BRIDGE_PENDING);
+	struct kprint_bridge_pending *set, *p = NULL;
+
+	if (in_nmi())
+		return NULL;
+	set = kprint_bridge_pend_set(smp_processor_id(),
+				     interrupt_context_level());
+	kprint_bridge_pending_stale(set, sp + 1);
+	for (i = 0; i < slots; i++)
 		if (atomic_cmpxchg(&set[i].state, KPRINT_BRIDGE_P_FREE,
 				   KPRINT_BRIDGE_P_BUSY) == KPRINT_BRIDGE_P_FREE) {
 			p = &set[i];
 			goto found;
 		}
-	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
+	for (i = 0; i < slots; i++)
 		if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
 		    (!p || set[i].stamp < p->stamp))
 			p = &set[i];
 	if (!p || atomic_cmpxchg(&p->state, KPRINT_BRIDGE_P_FILLED,
 				 KPRINT_BRIDGE_P_BUSY) != KPRINT_BRIDGE_P_FILLED)
 		return NULL;
-	atomic64_inc(&kprint_bridge_count.uncommitted);
+	atomic64_inc(&kprint_bridge_count.dropped_scratch);
 found:
 	p->build = false;
 	p->task = current;
@@ -1700,7 +1727,7 @@ static bool kprint_bridge_pending_claim(struct kprint_bridge_pending *p)
  * A task preempted between the hook and printk's disabling interrupts
  * may commit on another CPU: its slot is found there.
  */
-static struct kprint_bridge_pending *kprint_bridge_pending_find(void)
+static struct kprint_bridge_pending *kprint_bridge_pending_find(unsigned long sp)
 {
 	struct kprint_bridge_pending *set;
 	unsigned int i;
@@ -1711,6 +1738,7 @@ static struct kprint_bridge_pending *kprint_bridge_pending_find(void)
 		for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
 			if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
 			    READ_ONCE(set[i].task) == current &&
+			    set[i].sp >= sp &&
 			    kprint_bridge_pending_claim(&set[i]))
 				return &set[i];
 	}
@@ -1718,17 +1746,22 @@ static struct kprint_bridge_pending *kprint_bridge_pending_find(void)
 }
 
 /*
- * The message printk commits now: the newest slot of current in this
- * context.  @nested: another one is pending too, the message printk
- * prints from inside its own printk (its reservation is held meanwhile).
+ * The message printk commits now, from the frame whose prb_commit() call
+ * has stack pointer @sp: the newest slot of current in this context made
+ * at or above @sp.  Slots made below it are messages printk refused from
+ * inside this one (freed and counted as uncommitted).  @nested: another
+ * slot above is pending too, the message printk prints from inside its own
+ * printk (its reservation is held meanwhile).
  */
-static struct kprint_bridge_pending *kprint_bridge_pending_take(bool *nested)
+static struct kprint_bridge_pending *kprint_bridge_pending_take(unsigned long sp,
+								 bool *nested)
 {
 	struct kprint_bridge_pending *set, *p = NULL;
 	int lvl = interrupt_context_level();
 	unsigned int i, n = 0;
 
 	set = kprint_bridge_pend_set(smp_processor_id(), lvl);
+	kprint_bridge_pending_stale(set, sp);
 	for (i = 0; i < KPRINT_BRIDGE_PENDING; i++)
 		if (atomic_read_acquire(&set[i].state) ==
 			    KPRINT_BRIDGE_P_FILLED &&
@@ -1740,7 +1773,7 @@ static struct kprint_bridge_pending *kprint_bridge_pending_take(bool *nested)
 	*nested = n > 1;
 	if (p)
 		return kprint_bridge_pending_claim(p) ? p : NULL;
-	return lvl ? NULL : kprint_bridge_pending_find();
+	return lvl ? NULL : kprint_bridge_pending_find(sp);
 }
 
 /*
@@ -2032,7 +2065,8 @@ static void notrace kprint_bridge_commit_hook(unsigned long ip,
 		kprint_bridge_load_note(pseq);
 	busy = this_cpu_read(kprint_bridge_busy);
 	if (!in_nmi() && kprint_bridge_from_store(parent_ip))
-		p = kprint_bridge_pending_take(&nested);
+		p = kprint_bridge_pending_take(kernel_stack_pointer(regs),
+						   &nested);
 	if (known && !in_nmi() && !busy) {
 		if (!nested)
 			kprint_bridge_turn_wait(pseq);

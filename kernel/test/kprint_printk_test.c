@@ -46,6 +46,9 @@
  *   cont_long    on each online CPU at once, N lines "cont_long cpu %u n
  *                %u:" continued by 16 fragments of 100 bytes and " end":
  *                longer than printk keeps in one record
+ *   recurse      one printk() whose "%pfwP" argument prints the next
+ *                level's message while printk renders it, N levels deep
+ *                (printk refuses the fifth), then "recurse done"
  *   flood_cpus   on each online CPU at once, N printk()s
  *                "kprint_printk_test flood cpu %u n %u", with a 1 ms pause
  *                every flood_pause_every lines (0, the default: none);
@@ -72,6 +75,7 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/fwnode.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
@@ -811,6 +815,64 @@ static int kppt_set_nested(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
+/*
+ * printk nested in printk in the printing task itself: a firmware node
+ * whose name callback prints.  "%pfwP" calls it each time a message is
+ * formatted: the bridge's hook first, then printk measuring the text, then
+ * printk rendering it into the record it reserved.  The third call prints
+ * the next level's message, so printk reserves each inner message after
+ * its outer one and commits it first, until its recursion limit refuses
+ * one (PRINTK_MAX_RECURSION is 3: the fifth level).
+ */
+#define KPPT_RECURSE_MAX	8
+#define KPPT_RECURSE_CALL	3
+
+static struct task_struct *kppt_recurse_task;
+static unsigned int kppt_recurse_depth, kppt_recurse_level;
+static unsigned int kppt_recurse_calls[KPPT_RECURSE_MAX + 1];
+static struct fwnode_handle kppt_recurse_node;
+
+static const char *kppt_recurse_get_name(const struct fwnode_handle *fwnode)
+{
+	unsigned int lvl = kppt_recurse_level;
+
+	if (READ_ONCE(kppt_recurse_task) != current)
+		return "kppt";
+	if (++kppt_recurse_calls[lvl] == KPPT_RECURSE_CALL &&
+	    lvl < kppt_recurse_depth) {
+		kppt_recurse_level = lvl + 1;
+		kppt_recurse_calls[lvl + 1] = 0;
+		pr_info("recurse level %u %pfwP\n", lvl + 1, fwnode);
+		kppt_recurse_level = lvl;
+	}
+	return "kppt";
+}
+
+static const struct fwnode_operations kppt_recurse_fwnode_ops = {
+	.get_name	= kppt_recurse_get_name,
+};
+
+static int kppt_set_recurse(const char *val, const struct kernel_param *kp)
+{
+	unsigned int depth;
+	int err = kstrtouint(val, 0, &depth);
+
+	if (err)
+		return err;
+	if (depth > KPPT_RECURSE_MAX)
+		return -EINVAL;
+	fwnode_init(&kppt_recurse_node, &kppt_recurse_fwnode_ops);
+	kppt_recurse_depth = depth;
+	kppt_recurse_level = 0;
+	kppt_recurse_calls[0] = 0;
+	WRITE_ONCE(kppt_recurse_task, current);
+	pr_info("recurse level 0 %pfwP\n", &kppt_recurse_node);
+	WRITE_ONCE(kppt_recurse_task, NULL);
+	/* Pairs the refused message's slot at once, in this task. */
+	pr_info("recurse done\n");
+	return 0;
+}
+
 #define KPPT_PARAM(name, desc)						\
 	static const struct kernel_param_ops kppt_##name##_ops = {	\
 		.set = kppt_set_##name,					\
@@ -830,6 +892,7 @@ KPPT_PARAM(cont_race, "Write N: N pr_cont() lines on every online CPU at once");
 KPPT_PARAM(cont_long, "Write N: N pr_cont() lines longer than printk's record, every CPU");
 KPPT_PARAM(cont_open, "Write 1: begin a line without its newline; 2: end it");
 KPPT_PARAM(nested, "Write N: N printk()s, each with one printed inside its formatting");
+KPPT_PARAM(recurse, "Write D: a printk() with D levels printed inside its formatting, in the task");
 
 /* The expected table, as JSON lines. */
 static const struct kppt_expect kppt_expected_table[] = {

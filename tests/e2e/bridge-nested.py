@@ -12,14 +12,27 @@ nested record wait for the outer one it interrupted, commits it ahead of
 its turn and counts it (bridge_order: overtook).  Checked: every outer
 message is kprint's, text for text with /dev/kmsg by printk_seq; each
 nested one is either kprint's too, just ahead of its outer one and counted
-as overtook, or absent and counted as dropped-nmi: never silent."""
+as overtook, or absent and counted as dropped-nmi: never silent.
+
+Then the same in the printing task itself, as deep as printk goes
+(kprint_printk_test's recurse trigger: a "%pfwP" argument whose name
+callback prints the next level's message while printk renders the outer
+one): one level, then five.  printk stores four levels and refuses the
+fifth (its recursion limit); the bridge commits each inner record ahead of
+its outer one (overtook, one per level) and counts the refused message as
+uncommitted, keeping no record of it; every stored level is kprint's, text
+for text with /dev/kmsg by printk_seq, innermost first.  Last, with one
+slot per CPU and context (bridge_slots=1), where the inner message finds
+the table full: the outer message's slot is taken back for it, and its
+record is counted as dropped-scratch, not lost silently; the inner one,
+finding nothing of its outer one pending, waits out its turn (late)."""
 import os
 import sys
 
 sys.path.insert(0, "tests/e2e")
 import kpnl  # noqa: E402
 from lib import (check, finish, kmsg_records, kmsg_write, load_printk_test_module,  # noqa: E402
-                 write_printk_param)
+                 reload_kprint, write_printk_param)
 
 ORDER = "/sys/module/kprint/parameters/bridge_order"
 PAIRS = 5
@@ -79,4 +92,58 @@ check(f"the {PAIRS} nested messages are counted: overtook for the bridged, dropp
       moved.get("bridge_dropped_nmi", 0) == PAIRS - len(bridged), (before, after, moved))
 check("and no wait for a turn ran out, no commit went unread",
       after["late"] == before["late"] and after["unread"] == before["unread"], (before, after))
+
+
+def recurse(depth, stored, bridged=None, expect=None, dropped=None):
+    """kprint_printk_test's recurse trigger, depth levels under the outer
+    printk, of which printk stores the outer and stored - 1 more; bridged,
+    the levels kprint has (all stored ones), expect the bridge_order counts
+    and dropped the bridge_dropped_* counts that must move."""
+    bridged = list(range(stored)) if bridged is None else bridged
+    kfd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    os.lseek(kfd, 0, os.SEEK_END)
+    stats0, before = genl.stats(), order_counts()
+    write_printk_param("recurse", depth)
+    after, stats1 = order_counts(), genl.stats()
+    kmsg = kmsg_records(kfd)
+    os.close(kfd)
+    levels = [k for k in kmsg if "recurse level" in k["text"]]
+    done = [k for k in kmsg if k["text"].endswith("recurse done")]
+    what = f"recurse {depth}"
+    check(f"{what}: /dev/kmsg has levels 0..{stored - 1}, in that order and in a row, and "
+          f"nothing of level {stored}",
+          [k["text"].split("recurse level ")[1] for k in levels] ==
+          [f"{i} kppt" for i in range(stored)] and
+          [k["seq"] for k in levels] == list(range(levels[0]["seq"], levels[0]["seq"] + stored))
+          and len(done) == 1, [(k["seq"], k["text"]) for k in levels])
+    if not levels or not done:
+        return
+    recs = [r for r in genl.dump() if r.get("source") == PRINTK and
+            levels[0]["seq"] <= r.get("printk_seq", 0) <= done[0]["seq"]]
+    recs.sort(key=lambda r: r["seq"])
+    got = [(r["printk_seq"], r["text"]) for r in recs]
+    want = [(k["seq"], k["text"]) for i, k in reversed(list(enumerate(levels))) if i in bridged]
+    want.append((done[0]["seq"], done[0]["text"]))
+    check(f"{what}: kprint has levels {bridged}, by printk_seq and text, innermost first, then "
+          f"the line after", got == want, (got, want))
+    refused = 1 if depth >= stored else 0
+    counts = {k: after[k] - before[k] for k in after}
+    moved = {k: stats1[k] - stats0[k] for k in stats1
+             if k.startswith("bridge_dropped") and stats1[k] != stats0[k]}
+    if expect is None:
+        check(f"{what}: overtook counts the {stored - 1} inner records, uncommitted the "
+              f"{refused} refused message, nothing late, unread or dropped",
+              counts == {"overtook": stored - 1, "uncommitted": refused, "late": 0,
+                         "unread": 0, "live": 0} and not moved, (counts, moved))
+    else:
+        check(f"{what}: bridge_order moved by {expect}, the drop counters by {dropped}",
+              counts == expect and moved == dropped, (counts, moved))
+
+
+recurse(1, 2)
+recurse(5, 4)
+reload_kprint("bridge=1", "bridge_slots=1", "backlog=0")
+genl = kpnl.Genl()
+recurse(1, 2, bridged=[1], expect={"overtook": 0, "uncommitted": 0, "late": 1, "unread": 0,
+                                   "live": 0}, dropped={"bridge_dropped_scratch": 1})
 finish()
