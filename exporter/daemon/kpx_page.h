@@ -48,8 +48,8 @@ struct kpx_page {
 	char *index;			/* the index with placeholders filled */
 };
 
-/* "LEVEL=SPEC", --web.level-color; 0 or -EINVAL. */
-int kpx_page_level_color(struct kpx_page *p, const char *assignment);
+/* "LEVEL=SPEC", --web.level-color, into level_color[LEVEL]; 0 or -EINVAL. */
+int kpx_page_level_color(const char **level_color, const char *assignment);
 /*
  * Build the files to serve; telemetry is the metrics' path, linked from
  * the page's footer.  Without assets, the index is the page of links.

@@ -27,7 +27,10 @@
 #include <string.h>
 
 #include "kprint_fnv1a.h"
-#include "kpx.h"
+#include "kpc.h"
+#include "kpx_log.h"
+#include "kpx_replay.h"
+#include "kpx_store.h"
 
 /* Far above the longest record kprint writes (~35 KiB all escaped). */
 #define KPX_REPLAY_LINE_MAX	(1 << 20)
@@ -528,7 +531,7 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 	in = is_stdin ? stdin : fopen(path, "re");
 	if (!in) {
 		ret = -errno;
-		fprintf(stderr, "kprint_exporter: --replay %s: %s\n", path, strerror(errno));
+		kpx_log("--replay %s: %s\n", path, strerror(errno));
 		return ret;
 	}
 	while ((len = getline(&line, &size, in)) >= 0) {
@@ -554,14 +557,14 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 		}
 	}
 	if (ret == -EINVAL)
-		fprintf(stderr, "kprint_exporter: %s:%" PRIu64 ": %s\n",
+		kpx_log("%s:%" PRIu64 ": %s\n",
 			is_stdin ? "<stdin>" : path, lineno, err);
 	else if (ret == -ENOMEM)
-		fprintf(stderr, "kprint_exporter: %s:%" PRIu64 ": out of memory\n",
+		kpx_log("%s:%" PRIu64 ": out of memory\n",
 			is_stdin ? "<stdin>" : path, lineno);
 	else if (ferror(in)) {
 		ret = -EIO;
-		fprintf(stderr, "kprint_exporter: reading %s failed\n", path);
+		kpx_log("reading %s failed\n", path);
 	}
 	if (ret < 0) {
 		while (nbatch)

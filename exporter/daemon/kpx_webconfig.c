@@ -17,7 +17,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "kpx.h"
+#include "kpx_auth.h"
+#include "kpx_log.h"
+#include "kpx_webconfig.h"
 
 #define KPX_PEM_MAX	(1 << 20)	/* a certificate chain, a key: far less */
 
@@ -32,7 +34,7 @@ static int kpx_wc_err(struct kpx_wc *p, const yaml_node_t *n, const char *fmt, .
 {
 	va_list ap;
 
-	fprintf(stderr, "kprint_exporter: %s:%zu: ", p->path,
+	kpx_log("%s:%zu: ", p->path,
 		n ? n->start_mark.line + 1 : 1);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -430,7 +432,7 @@ static int kpx_wc_syntax(const char *path, const yaml_parser_t *parser)
 {
 	if (parser->error == YAML_MEMORY_ERROR)
 		return -ENOMEM;
-	fprintf(stderr, "kprint_exporter: %s:%zu: %s%s%s\n", path,
+	kpx_log("%s:%zu: %s%s%s\n", path,
 		parser->problem_mark.line + 1, parser->problem ? parser->problem : "YAML error",
 		parser->context ? " " : "", parser->context ? parser->context : "");
 	return -EINVAL;
@@ -448,7 +450,7 @@ int kpx_webconfig_load(const char *path, struct kpx_web **out)
 	*out = NULL;
 	f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "kprint_exporter: --web.config.file %s: %s\n", path, strerror(errno));
+		kpx_log("--web.config.file %s: %s\n", path, strerror(errno));
 		return -EINVAL;
 	}
 	p.w = calloc(1, sizeof(*p.w));
@@ -486,7 +488,7 @@ out_parser:
 	yaml_parser_delete(&parser);
 	fclose(f);
 	if (err == -ENOMEM)
-		fprintf(stderr, "kprint_exporter: %s: out of memory\n", path);
+		kpx_log("%s: out of memory\n", path);
 	if (err) {
 		kpx_webconfig_free(p.w);
 		return err;
