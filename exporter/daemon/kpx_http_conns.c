@@ -6,7 +6,8 @@
  * as it would any broken one.  shutdown(), not close(): the descriptor
  * stays libmicrohttpd's.  A connection leaves the list (under the lock)
  * before libmicrohttpd closes its descriptor, so the watchdog never
- * touches a number that was reused for another connection.
+ * touches a number that was reused for another connection.  The requests
+ * in flight are counted here too, per client address (--web.max-requests).
  */
 #include <stdlib.h>
 #include <string.h>

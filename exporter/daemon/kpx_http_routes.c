@@ -283,53 +283,55 @@ const char *kpx_telemetry(const struct kpx_http *h)
 	return h->telemetry_path ? h->telemetry_path : KPX_TELEMETRY_DEFAULT;
 }
 
-enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
-				   const char *url, const char *method,
-				   const char *version, const char *upload_data,
-				   size_t *upload_data_size, void **req_cls)
+/* Every path, /healthz too, as exporter-toolkit guards them all. */
+static enum MHD_Result kpx_authenticate(struct kpx_serving *sv, struct MHD_Connection *c,
+					bool *served)
 {
-	struct kpx_serving *sv = cls;
-	struct kpx_http *h = sv->h;
+	*served = true;
+	switch (sv->web ? kpx_auth_request(sv->web, c) : KPX_AUTH_OK) {
+	case KPX_AUTH_OK:
+		*served = false;
+		return MHD_YES;
+	case KPX_AUTH_DENIED:
+		return kpx_reply_unauthorized(c);
+	case KPX_AUTH_CLOSE:
+		return MHD_NO;
+	default:
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	}
+}
+
+/* The endpoints that take no parameters, url one of them. */
+static enum MHD_Result kpx_route_plain(struct kpx_http *h, struct MHD_Connection *c,
+				       const char *url)
+{
 	const char *arg = NULL;
-	int status;
+	int status = MHD_HTTP_OK;
 	char *body;
 
-	(void)version;
-	(void)upload_data;
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, kpx_no_arg, &arg);
+	if (arg)
+		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				       "this path takes no parameters", arg);
+	if (!strcmp(url, "/healthz"))
+		return kpx_healthz(h, c);
+	if (!strcmp(url, "/metrics"))
+		return kpx_metrics_reply(h, c);
+	if (!strcmp(url, "/catalogs"))
+		body = kpx_catalogs_json(h->catalogs);
+	else	/* /formats */
+		body = kpx_formats_json(h->metrics, &status);
+	if (!body)
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				       "out of memory", NULL);
+	return kpx_reply(c, status, KPX_CT_JSON, body, strlen(body), true);
+}
 
-	/*
-	 * Answer only once the whole request is in: libmicrohttpd 0.9.75
-	 * mishandles a response queued while a body is still coming.  No
-	 * endpoint takes a body, so whatever comes is read and dropped.
-	 */
-	if (!*req_cls) {
-		*req_cls = &kpx_req_marker;
-		return MHD_YES;
-	}
-	if (*upload_data_size) {
-		*upload_data_size = 0;
-		return MHD_YES;
-	}
-	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
-
-	/* Every path, /healthz too, as exporter-toolkit guards them all. */
-	if (sv->web) {
-		switch (kpx_auth_request(sv->web, c)) {
-		case KPX_AUTH_OK:
-			break;
-		case KPX_AUTH_DENIED:
-			return kpx_reply_unauthorized(c);
-		case KPX_AUTH_CLOSE:
-			return MHD_NO;
-		default:
-			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					       "out of memory", NULL);
-		}
-	}
-
-	/* A stream is in flight for as long as it lasts: --web.max-streams. */
-	if (strcmp(url, "/events") && !kpx_request_admit(h, c))
-		return kpx_reply_busy(h, c);
+/* A whole request, authenticated and admitted: to its endpoint. */
+static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *c,
+				 const char *url, const char *method)
+{
+	struct kpx_http *h = sv->h;
 
 	if (!strcmp(url, kpx_telemetry(h)))
 		url = "/metrics";
@@ -348,27 +350,41 @@ enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 		return kpx_events(sv, c);
 	if (kpx_page_path(url))
 		return kpx_page_serve(h, c, url);
+	return kpx_route_plain(h, c, url);
+}
 
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, kpx_no_arg, &arg);
-	if (arg)
-		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST,
-				       "this path takes no parameters", arg);
+enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
+			    const char *url, const char *method,
+			    const char *version, const char *upload_data,
+			    size_t *upload_data_size, void **req_cls)
+{
+	struct kpx_serving *sv = cls;
+	struct kpx_http *h = sv->h;
+	enum MHD_Result ret;
+	bool served;
 
-	if (!strcmp(url, "/healthz"))
-		return kpx_healthz(h, c);
-	if (!strcmp(url, "/catalogs")) {
-		body = kpx_catalogs_json(h->catalogs);
-		if (!body)
-			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					       "out of memory", NULL);
-		return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
+	(void)version;
+	(void)upload_data;
+
+	/*
+	 * Answer only once the whole request is in: libmicrohttpd 0.9.75
+	 * mishandles a response queued while a body is still coming.  No
+	 * endpoint takes a body, so whatever comes is read and dropped.
+	 */
+	if (!*req_cls) {
+		*req_cls = &kpx_req_marker;
+		return MHD_YES;
 	}
-	if (!strcmp(url, "/metrics"))
-		return kpx_metrics_reply(h, c);
-	/* /formats */
-	body = kpx_formats_json(h->metrics, &status);
-	if (!body)
-		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				       "out of memory", NULL);
-	return kpx_reply(c, status, KPX_CT_JSON, body, strlen(body), true);
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
+	ret = kpx_authenticate(sv, c, &served);
+	if (served)
+		return ret;
+	/* A stream is in flight for as long as it lasts: --web.max-streams. */
+	if (strcmp(url, "/events") && !kpx_request_admit(h, c))
+		return kpx_reply_busy(h, c);
+	return kpx_route(sv, c, url, method);
 }

@@ -2,7 +2,8 @@
 /*
  * The web page at / (kpx_page.c): its files, compiled in from
  * daemon/web/ by daemon/web/embed.sh, and the per-level palette it is
- * drawn with.  kpx_http.c routes to it and adds the headers.
+ * drawn with.  kpx_http_routes.c routes to it, kpx_http_reply.c adds the
+ * headers.
  */
 #ifndef KPX_PAGE_H
 #define KPX_PAGE_H

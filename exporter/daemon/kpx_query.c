@@ -50,16 +50,13 @@ out:
 	return ret;
 }
 
-int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
-		    size_t value_len, char *err, size_t errlen)
+/*
+ * The parameters that are kpc_filter's: 0 or -EINVAL as kpx_query_param(),
+ * or -ENOENT when name is none of them.
+ */
+static int kpx_query_filter(struct kpx_query *q, const char *name, const char *value,
+			    size_t value_len, char *err, size_t errlen)
 {
-	uint64_t v;
-
-	if (!value)
-		return kpx_bad("parameter needs a value");
-	if (strlen(value) != value_len)
-		return kpx_bad("value contains a NUL byte");
-
 	if (!strcmp(name, "level")) {
 		q->filter.levels = 0;
 		if (!*value || kpc_filter_parse_levels(value, &q->filter.levels))
@@ -98,6 +95,23 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		q->filter.device = value;
 		return 0;
 	}
+	return -ENOENT;
+}
+
+int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
+		    size_t value_len, char *err, size_t errlen)
+{
+	uint64_t v;
+	int ret;
+
+	if (!value)
+		return kpx_bad("parameter needs a value");
+	if (strlen(value) != value_len)
+		return kpx_bad("value contains a NUL byte");
+
+	ret = kpx_query_filter(q, name, value, value_len, err, errlen);
+	if (ret != -ENOENT)
+		return ret;
 	if (!strcmp(name, "format_id")) {
 		if (strlen(value) != 16 || kpc_parse_u64(value, 16, UINT64_MAX, &v))
 			return kpx_bad("format_id is 16 hex digits");
