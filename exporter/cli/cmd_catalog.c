@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpc_catalog_fmt.h"
-#include "kpc_journal.h"
 #include "kprint.h"
 
 #define KPRINT_CAT_FILES_MAX	64

@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "kprint.h"
-#include "kpc_bpf.h"
 
 enum {
 	KPRINT_OPT_FMT_SOURCE = KPRINT_OPT_PRIVATE,

@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpc_catalog_fmt.h"
-#include "kpc_parse.h"
 #include "kprint.h"
 
 /* Markers: two per argument, so at most this many parts to a line. */

@@ -33,7 +33,9 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-#include "kpx.h"
+#include "kpx_accept.h"
+#include "kpx_http.h"
+#include "kpx_log.h"
 
 #define KPX_LINGER_S		2.0	/* a refused client's time to close */
 #define KPX_ACCEPT_BATCH	64	/* accepts per listener per wakeup */
@@ -212,7 +214,7 @@ static int kpx_accept_some(struct kpx_http *h, int lfd)
 			kpx_refuse(h, fd, why, tls);
 		} else if (!added) {
 			/* libmicrohttpd closed it: out of memory. */
-			fprintf(stderr, "kprint_exporter: http: a connection not served: %s\n",
+			kpx_log("http: a connection not served: %s\n",
 				strerror(errno));
 			kpx_unadmit(h, &a);
 		}
@@ -259,7 +261,7 @@ static void *kpx_acceptor(void *arg)
 		}
 		timeout = next == HUGE_VAL ? -1 : next <= now ? 0 : (int)((next - now) * 1000) + 1;
 		if (poll(pf, n, timeout) < 0 && errno != EINTR) {
-			fprintf(stderr, "kprint_exporter: http: poll: %s\n", strerror(errno));
+			kpx_log("http: poll: %s\n", strerror(errno));
 			break;
 		}
 		if (pf[0].revents)
@@ -273,7 +275,7 @@ static void *kpx_acceptor(void *arg)
 				continue;
 			/* Out of descriptors or memory: the kernel's queue holds them. */
 			if (!paused)
-				fprintf(stderr, "kprint_exporter: http: accept: %s; waiting\n",
+				kpx_log("http: accept: %s; waiting\n",
 					strerror(-err));
 			paused = true;
 			pause_until = kpx_mono() + KPX_ACCEPT_PAUSE_S;
@@ -335,7 +337,7 @@ void kpx_accept_stop(struct kpx_http *h)
 	if (!h->acceptor)
 		return;
 	if (write(h->accept_wake, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "kprint_exporter: http: cannot stop accepting: %s\n",
+		kpx_log("http: cannot stop accepting: %s\n",
 			strerror(errno));
 	pthread_join(h->accept_thread, NULL);
 	close(h->accept_wake);

@@ -19,6 +19,7 @@
  */
 #include <crypt.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gnutls/gnutls.h>
@@ -26,7 +27,10 @@
 #include <gnutls/x509.h>
 #include <microhttpd.h>
 
-#include "kpx.h"
+#include "kpc.h"
+#include "kpx_auth.h"
+#include "kpx_log.h"
+#include "kpx_webconfig.h"
 
 #define KPX_CRED_CACHE	64	/* credentials remembered per web config */
 
@@ -44,7 +48,7 @@ struct kpx_auth_cache {
 static int kpx_tls_err(const char *path, unsigned int line, const char *what,
 		       const char *why)
 {
-	fprintf(stderr, "kprint_exporter: %s:%u: %s: %s\n", path, line, what, why);
+	kpx_log("%s:%u: %s: %s\n", path, line, what, why);
 	return -EINVAL;
 }
 

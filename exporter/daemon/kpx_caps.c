@@ -22,7 +22,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "kpx.h"
+#include "kpc.h"
+#include "kpx_caps.h"
+#include "kpx_log.h"
 
 int kpx_drop_privileges(bool keep_sys_admin)
 {
@@ -34,20 +36,20 @@ int kpx_drop_privileges(bool keep_sys_admin)
 	/* No exec, setuid binary or file capability can give any back. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		err = -errno;
-		fprintf(stderr, "kprint_exporter: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+		kpx_log("PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
 		return err;
 	}
 	/* Ambient capabilities would survive an exec: none (EINVAL: too old). */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL) {
 		err = -errno;
-		fprintf(stderr, "kprint_exporter: clearing ambient capabilities: %s\n",
+		kpx_log("clearing ambient capabilities: %s\n",
 			strerror(errno));
 		return err;
 	}
 
 	err = kpc_caps_get(&caps);
 	if (err) {
-		fprintf(stderr, "kprint_exporter: capget: %s\n", strerror(-err));
+		kpx_log("capget: %s\n", strerror(-err));
 		return err;
 	}
 	keep = keep_sys_admin ? caps.permitted & sys_admin : 0;
@@ -63,7 +65,7 @@ int kpx_drop_privileges(bool keep_sys_admin)
 				continue;
 			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
 				err = -errno;
-				fprintf(stderr, "kprint_exporter: dropping capability %d from"
+				kpx_log("dropping capability %d from"
 					" the bounding set: %s\n", cap, strerror(errno));
 				return err;
 			}
@@ -73,7 +75,7 @@ int kpx_drop_privileges(bool keep_sys_admin)
 	caps = (struct kpc_cap_sets){ .permitted = keep };
 	err = kpc_caps_set(&caps);
 	if (err) {
-		fprintf(stderr, "kprint_exporter: capset: %s\n", strerror(-err));
+		kpx_log("capset: %s\n", strerror(-err));
 		return err;
 	}
 
@@ -82,7 +84,7 @@ int kpx_drop_privileges(bool keep_sys_admin)
 	if (!err && (caps.effective || caps.inheritable || caps.permitted != keep))
 		err = -EPERM;
 	if (err) {
-		fprintf(stderr, "kprint_exporter: capabilities are not dropped: %s\n",
+		kpx_log("capabilities are not dropped: %s\n",
 			strerror(-err));
 		return err;
 	}

@@ -50,7 +50,11 @@
 #include <time.h>
 #include <microhttpd.h>
 
-#include "kpx.h"
+#include "kpc.h"
+#include "kpx_catalogs.h"
+#include "kpx_events.h"
+#include "kpx_query.h"
+#include "kpx_store.h"
 
 #define KPX_EVENTS_BLOCK	(16 * 1024)	/* what libmicrohttpd asks for at most */
 #define KPX_EVENTS_SCAN		4096	/* records looked at per lock of the store */

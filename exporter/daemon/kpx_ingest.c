@@ -13,7 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kpx.h"
+#include "kpc.h"
+#include "kpx_ingest.h"
+#include "kpx_journal.h"
+#include "kpx_log.h"
+#include "kpx_store.h"
 
 /* kpc_stream_process() calls per flush to the store, at most. */
 #define KPX_INGEST_ROUNDS	16
@@ -52,7 +56,7 @@ static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 nomem:
 	/* Received but not kept: say so, and go on with the stream. */
 	if (!b->err)
-		fprintf(stderr, "kprint_exporter: out of memory: record %" PRIu64
+		kpx_log("out of memory: record %" PRIu64
 			" not kept\n", rec->seq);
 	b->err = -ENOMEM;
 	return 0;
@@ -90,30 +94,30 @@ static int kpx_ingest_event(const struct kpc_event *ev, void *ctx)
 	switch (ev->kind) {
 	case KPC_EVENT_GAP:
 		b->resyncs++;
-		fprintf(stderr, "kprint_exporter: gap of %" PRIu64 " records (%" PRIu64
+		kpx_log("gap of %" PRIu64 " records (%" PRIu64
 			"..%" PRIu64 "), re-reading the ring\n",
 			ev->count, ev->first_seq, ev->last_seq);
 		break;
 	case KPC_EVENT_OVERRUN:
 		b->resyncs++;
-		fprintf(stderr, "kprint_exporter: socket overrun, re-reading the ring"
+		kpx_log("socket overrun, re-reading the ring"
 			" (consider --rcvbuf)\n");
 		break;
 	case KPC_EVENT_LOST:
 		if (ev->reason < KPC_LOST_REASONS)
 			b->lost[ev->reason] += ev->count;
-		fprintf(stderr, "kprint_exporter: lost %" PRIu64 " records (%" PRIu64
+		kpx_log("lost %" PRIu64 " records (%" PRIu64
 			"..%" PRIu64 "): %s (%s)\n", ev->count, ev->first_seq,
 			ev->last_seq, kpc_lost_reason_name(ev->reason),
 			kpc_cause_name(ev->cause));
 		break;
 	case KPC_EVENT_MALFORMED:
 		b->malformed += ev->count;
-		fprintf(stderr, "kprint_exporter: %" PRIu64 " malformed records skipped\n",
+		kpx_log("%" PRIu64 " malformed records skipped\n",
 			ev->count);
 		break;
 	case KPC_EVENT_UNLOADED:
-		fprintf(stderr, "kprint_exporter: kprint.ko was unloaded after record %"
+		kpx_log("kprint.ko was unloaded after record %"
 			PRIu64 "; waiting for it (kprint_module_loaded 0)\n",
 			ev->first_seq - 1);
 		kpx_batch_flush(b);
@@ -123,7 +127,7 @@ static int kpx_ingest_event(const struct kpc_event *ev, void *ctx)
 		break;
 	case KPC_EVENT_RELOADED:
 		/* Everything of the old instance goes first, then away. */
-		fprintf(stderr, "kprint_exporter: kprint.ko is loaded again; following"
+		kpx_log("kprint.ko is loaded again; following"
 			" it from seq %" PRIu64 ", /records starts afresh\n",
 			ev->first_seq);
 		kpx_batch_flush(b);
@@ -174,7 +178,7 @@ static void *kpx_ingest_main(void *arg)
 			break;
 	}
 	if (err)
-		fprintf(stderr, "kprint_exporter: the subscription failed: %s;"
+		kpx_log("the subscription failed: %s;"
 			" /records no longer updates\n", strerror(-err));
 	pthread_mutex_lock(&in->store->lock);
 	in->store->ingest_up = false;
@@ -226,7 +230,7 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	kpx_batch_flush(b);
 	b->journal = in->journal;
 	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)
-		fprintf(stderr, "kprint_exporter: asked for a %d-byte receive buffer,"
+		kpx_log("asked for a %d-byte receive buffer,"
 			" got %d\n", in->rcvbuf, kpc_stream_rcvbuf(in->st));
 
 	in->store->ingest_up = true;
@@ -258,7 +262,7 @@ void kpx_ingest_stop(struct kpx_ingest *in)
 		return;
 	if (in->running) {
 		if (write(in->stop_fd, &one, sizeof(one)) != sizeof(one))
-			fprintf(stderr, "kprint_exporter: stopping ingest: %s\n",
+			kpx_log("stopping ingest: %s\n",
 				strerror(errno));
 		pthread_join(in->thread, NULL);
 		in->running = false;

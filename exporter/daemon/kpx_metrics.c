@@ -20,7 +20,13 @@
 #include <strings.h>
 #include <time.h>
 
-#include "kpx.h"
+#include "kpx_catalogs.h"
+#include "kpx_events.h"
+#include "kpx_http.h"
+#include "kpx_journal.h"
+#include "kpx_metrics.h"
+#include "kpx_replay.h"
+#include "kpx_store.h"
 
 const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 	[KPX_M_BPF_UP] = { "kprint_bpf_up", "gauge",

@@ -76,7 +76,7 @@ static int kpx_level_of(const char *name, size_t len)
 	return kpc_level_parse(buf);
 }
 
-int kpx_page_level_color(struct kpx_page *p, const char *assignment)
+int kpx_page_level_color(const char **level_color, const char *assignment)
 {
 	const char *eq = strchr(assignment, '=');
 	char sgr[KPC_COLOR_MAX];
@@ -87,7 +87,7 @@ int kpx_page_level_color(struct kpx_page *p, const char *assignment)
 	level = kpx_level_of(assignment, eq - assignment);
 	if (level < 0 || kpc_color_parse(eq + 1, sgr, sizeof(sgr)))
 		return -EINVAL;
-	p->level_color[level] = eq + 1;
+	level_color[level] = eq + 1;
 	return 0;
 }
 

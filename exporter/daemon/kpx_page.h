@@ -2,7 +2,8 @@
 /*
  * The web page at / (kpx_page.c): its files, compiled in from
  * daemon/web/ by daemon/web/embed.sh, and the per-level palette it is
- * drawn with.  kpx_http.c routes to it and adds the headers.
+ * drawn with.  kpx_http_routes.c routes to it, kpx_http_reply.c adds the
+ * headers.
  */
 #ifndef KPX_PAGE_H
 #define KPX_PAGE_H
@@ -48,8 +49,8 @@ struct kpx_page {
 	char *index;			/* the index with placeholders filled */
 };
 
-/* "LEVEL=SPEC", --web.level-color; 0 or -EINVAL. */
-int kpx_page_level_color(struct kpx_page *p, const char *assignment);
+/* "LEVEL=SPEC", --web.level-color, into level_color[LEVEL]; 0 or -EINVAL. */
+int kpx_page_level_color(const char **level_color, const char *assignment);
 /*
  * Build the files to serve; telemetry is the metrics' path, linked from
  * the page's footer.  Without assets, the index is the page of links.

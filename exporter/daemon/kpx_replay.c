@@ -27,7 +27,10 @@
 #include <string.h>
 
 #include "kprint_fnv1a.h"
-#include "kpx.h"
+#include "kpc.h"
+#include "kpx_log.h"
+#include "kpx_replay.h"
+#include "kpx_store.h"
 
 /* Far above the longest record kprint writes (~35 KiB all escaped). */
 #define KPX_REPLAY_LINE_MAX	(1 << 20)
@@ -325,6 +328,84 @@ static int kpx_get_format_id(struct json_object *o, uint64_t *out,
 	return 0;
 }
 
+/* The record's numbers and names, each checked against its range. */
+static int kpx_replay_numbers(struct json_object *o, struct kpc_record *rec,
+			      char *err, size_t errlen)
+{
+	uint64_t v[6];
+	int ret;
+
+	ret = kpx_get_uint(o, "seq", UINT64_MAX, &rec->seq, err, errlen);
+	if (!ret)
+		ret = kpx_get_name(o, "source", kpc_source_name,
+				   KPRINT_SOURCE_MAX + 1, &rec->source, err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "facility", UINT32_MAX, &v[5], err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "continues", UINT64_MAX, &rec->continues, err, errlen);
+	/* Only printk records have it, and only from exporters that know it. */
+	if (!ret && json_object_object_get_ex(o, "printk_seq", NULL))
+		ret = kpx_get_uint(o, "printk_seq", UINT64_MAX, &rec->printk_seq,
+				   err, errlen);
+	if (!ret)
+		ret = kpx_get_name(o, "level", kpc_level_name,
+				   KPRINT_LEVEL_MAX + 1, &rec->level, err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "level_num", KPRINT_LEVEL_MAX, &v[0], err, errlen);
+	if (!ret && v[0] != rec->level)
+		ret = kpx_bad("\"level_num\" %" PRIu64 " is not \"level\" %s", v[0],
+			      kpc_level_name(rec->level));
+	if (!ret)
+		ret = kpx_get_name(o, "class", kpc_class_name,
+				   KPRINT_CLASS_MAX + 1, &rec->class, err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "ts_mono_ns", UINT64_MAX, &rec->ts_mono_ns, err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "ts_real_ns", UINT64_MAX, &rec->ts_real_ns, err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "cpu", UINT32_MAX, &v[1], err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "pid", UINT32_MAX, &v[2], err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "line", UINT32_MAX, &v[3], err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "flags", UINT32_MAX, &v[4], err, errlen);
+	if (!ret)
+		ret = kpx_get_uint(o, "block_id", UINT64_MAX, &rec->block_id, err, errlen);
+	if (!ret)
+		ret = kpx_get_format_id(o, &rec->format_id, err, errlen);
+	if (ret)
+		return ret;
+	rec->facility = v[5];
+	rec->cpu = v[1];
+	rec->pid = v[2];
+	rec->line = v[3];
+	rec->flags = v[4];
+	return 0;
+}
+
+/* The args, strings that keep a NUL as the byte it is (kprint(7)). */
+static int kpx_replay_args(struct json_object *o, struct kpc_record *rec,
+			   char *err, size_t errlen)
+{
+	struct json_object *args = kpx_member(o, "args");
+
+	if (!args || !json_object_is_type(args, json_type_array))
+		return kpx_bad("\"args\" is not an array");
+	if (json_object_array_length(args) > KPRINT_ARGS_MAX)
+		return kpx_bad("more than %d \"args\"", KPRINT_ARGS_MAX);
+	rec->nargs = json_object_array_length(args);
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		struct json_object *a = json_object_array_get_idx(args, i);
+
+		if (!json_object_is_type(a, json_type_string))
+			return kpx_bad("\"args\"[%u] is not a string", i);
+		rec->args[i] = json_object_get_string(a);
+		rec->arg_len[i] = json_object_get_string_len(a);
+	}
+	return 0;
+}
+
 static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 			     char *err, size_t errlen)
 {
@@ -340,50 +421,10 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 	};
 	struct kpc_record rec = kpc_genl_record_empty;
 	struct kpx_scratch sc = { .n = 0 };
-	struct json_object *args;
-	uint64_t v[6];
 	unsigned int i;
 	int ret;
 
-	ret = kpx_get_uint(o, "seq", UINT64_MAX, &rec.seq, err, errlen);
-	if (!ret)
-		ret = kpx_get_name(o, "source", kpc_source_name,
-				   KPRINT_SOURCE_MAX + 1, &rec.source, err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "facility", UINT32_MAX, &v[5], err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "continues", UINT64_MAX, &rec.continues, err, errlen);
-	/* Only printk records have it, and only from exporters that know it. */
-	if (!ret && json_object_object_get_ex(o, "printk_seq", NULL))
-		ret = kpx_get_uint(o, "printk_seq", UINT64_MAX, &rec.printk_seq,
-				   err, errlen);
-	if (!ret)
-		ret = kpx_get_name(o, "level", kpc_level_name,
-				   KPRINT_LEVEL_MAX + 1, &rec.level, err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "level_num", KPRINT_LEVEL_MAX, &v[0], err, errlen);
-	if (!ret && v[0] != rec.level)
-		ret = kpx_bad("\"level_num\" %" PRIu64 " is not \"level\" %s", v[0],
-			      kpc_level_name(rec.level));
-	if (!ret)
-		ret = kpx_get_name(o, "class", kpc_class_name,
-				   KPRINT_CLASS_MAX + 1, &rec.class, err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "ts_mono_ns", UINT64_MAX, &rec.ts_mono_ns, err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "ts_real_ns", UINT64_MAX, &rec.ts_real_ns, err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "cpu", UINT32_MAX, &v[1], err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "pid", UINT32_MAX, &v[2], err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "line", UINT32_MAX, &v[3], err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "flags", UINT32_MAX, &v[4], err, errlen);
-	if (!ret)
-		ret = kpx_get_uint(o, "block_id", UINT64_MAX, &rec.block_id, err, errlen);
-	if (!ret)
-		ret = kpx_get_format_id(o, &rec.format_id, err, errlen);
+	ret = kpx_replay_numbers(o, &rec, err, errlen);
 	for (i = 0; !ret && i < sizeof(strs) / sizeof(strs[0]); i++)
 		ret = kpx_get_string(o, strs[i].key, &sc,
 				     (const char **)((char *)&rec + strs[i].off), err, errlen);
@@ -394,32 +435,9 @@ static int kpx_replay_record(struct json_object *o, struct kpx_replay_line *out,
 	/* The text and the args keep a NUL as the byte it is (kprint(7)). */
 	rec.text = json_object_get_string(kpx_member(o, "text"));
 	rec.text_len = json_object_get_string_len(kpx_member(o, "text"));
-	rec.facility = v[5];
-	rec.cpu = v[1];
-	rec.pid = v[2];
-	rec.line = v[3];
-	rec.flags = v[4];
-
-	args = kpx_member(o, "args");
-	if (!args || !json_object_is_type(args, json_type_array)) {
-		ret = kpx_bad("\"args\" is not an array");
+	ret = kpx_replay_args(o, &rec, err, errlen);
+	if (ret)
 		goto out;
-	}
-	if (json_object_array_length(args) > KPRINT_ARGS_MAX) {
-		ret = kpx_bad("more than %d \"args\"", KPRINT_ARGS_MAX);
-		goto out;
-	}
-	rec.nargs = json_object_array_length(args);
-	for (i = 0; i < rec.nargs; i++) {
-		struct json_object *a = json_object_array_get_idx(args, i);
-
-		if (!json_object_is_type(a, json_type_string)) {
-			ret = kpx_bad("\"args\"[%u] is not a string", i);
-			goto out;
-		}
-		rec.args[i] = json_object_get_string(a);
-		rec.arg_len[i] = json_object_get_string_len(a);
-	}
 	out->rec = kpc_record_dup(&rec);
 	ret = out->rec ? 1 : -ENOMEM;
 out:
@@ -528,7 +546,7 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 	in = is_stdin ? stdin : fopen(path, "re");
 	if (!in) {
 		ret = -errno;
-		fprintf(stderr, "kprint_exporter: --replay %s: %s\n", path, strerror(errno));
+		kpx_log("--replay %s: %s\n", path, strerror(errno));
 		return ret;
 	}
 	while ((len = getline(&line, &size, in)) >= 0) {
@@ -554,14 +572,14 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 		}
 	}
 	if (ret == -EINVAL)
-		fprintf(stderr, "kprint_exporter: %s:%" PRIu64 ": %s\n",
+		kpx_log("%s:%" PRIu64 ": %s\n",
 			is_stdin ? "<stdin>" : path, lineno, err);
 	else if (ret == -ENOMEM)
-		fprintf(stderr, "kprint_exporter: %s:%" PRIu64 ": out of memory\n",
+		kpx_log("%s:%" PRIu64 ": out of memory\n",
 			is_stdin ? "<stdin>" : path, lineno);
 	else if (ferror(in)) {
 		ret = -EIO;
-		fprintf(stderr, "kprint_exporter: reading %s failed\n", path);
+		kpx_log("reading %s failed\n", path);
 	}
 	if (ret < 0) {
 		while (nbatch)

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "kpx.h"
+#include "kpx_auth.h"
+#include "kpx_log.h"
+#include "kpx_webconfig.h"
 
 #define KPX_PEM_MAX	(1 << 20)	/* a certificate chain, a key: far less */
 
@@ -32,7 +34,7 @@ static int kpx_wc_err(struct kpx_wc *p, const yaml_node_t *n, const char *fmt, .
 {
 	va_list ap;
 
-	fprintf(stderr, "kprint_exporter: %s:%zu: ", p->path,
+	kpx_log("%s:%zu: ", p->path,
 		n ? n->start_mark.line + 1 : 1);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -174,130 +176,150 @@ static int kpx_wc_keys(struct kpx_wc *p, const yaml_node_t *map, const char *wha
 	return 0;
 }
 
-static int kpx_wc_tls(struct kpx_wc *p, const yaml_node_t *map)
-{
-	struct kpx_web *w = p->w;
-	const yaml_node_t *cert_at = map, *key_at = map, *ca_at = map, *auth_at = map;
-	char *cert_file = NULL, *key_file = NULL, *ca_file = NULL, *auth = NULL;
-	int min = 2, max = 3, err;
-	yaml_node_pair_t *pr;
-	bool set = false;
+/* What tls_server_config says, and where (for FILE:LINE). */
+struct kpx_wc_tls {
+	const yaml_node_t *cert_at, *key_at, *ca_at, *auth_at;
+	char *cert_file, *key_file, *ca_file, *auth;
+	int min, max;			/* kpx_tls_names[] */
+	bool set;			/* a value that is not empty */
+};
 
-	if (kpx_wc_null(map))
-		return 0;
-	if (map->type != YAML_MAPPING_NODE)
-		return kpx_wc_err(p, map, "tls_server_config: wants a mapping");
-	err = kpx_wc_keys(p, map, "tls_server_config");
+static int kpx_wc_tls_keys(struct kpx_wc *p, const yaml_node_t *map, struct kpx_wc_tls *t)
+{
+	int err = kpx_wc_keys(p, map, "tls_server_config");
+	yaml_node_pair_t *pr;
+
 	for (pr = map->data.mapping.pairs.start; !err && pr < map->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
 		const char *key = (const char *)k->data.scalar.value;
 
 		if (!kpx_wc_null(v) && !(v->type == YAML_SCALAR_NODE && !v->data.scalar.length))
-			set = true;
+			t->set = true;
 		if (!strcmp(key, "cert_file")) {
-			cert_at = v;
-			err = kpx_wc_str(p, k, v, &cert_file);
+			t->cert_at = v;
+			err = kpx_wc_str(p, k, v, &t->cert_file);
 		} else if (!strcmp(key, "key_file")) {
-			key_at = v;
-			err = kpx_wc_str(p, k, v, &key_file);
+			t->key_at = v;
+			err = kpx_wc_str(p, k, v, &t->key_file);
 		} else if (!strcmp(key, "client_ca_file")) {
-			ca_at = v;
-			err = kpx_wc_str(p, k, v, &ca_file);
+			t->ca_at = v;
+			err = kpx_wc_str(p, k, v, &t->ca_file);
 		} else if (!strcmp(key, "client_auth_type")) {
-			auth_at = v;
-			err = kpx_wc_str(p, k, v, &auth);
+			t->auth_at = v;
+			err = kpx_wc_str(p, k, v, &t->auth);
 		} else if (!strcmp(key, "min_version")) {
-			err = kpx_wc_version(p, k, v, &min);
+			err = kpx_wc_version(p, k, v, &t->min);
 		} else if (!strcmp(key, "max_version")) {
-			err = kpx_wc_version(p, k, v, &max);
+			err = kpx_wc_version(p, k, v, &t->max);
 		} else {
 			err = kpx_wc_refuse(p, k);
 		}
 	}
-	if (err)
-		goto out;
+	return err;
+}
 
-	w->client_auth = KPX_CLIENT_NONE;
-	if (auth && *auth) {
-		int i;
+static int kpx_wc_client_auth(struct kpx_wc *p, const struct kpx_wc_tls *t)
+{
+	int i;
 
-		for (i = 0; i < KPX_NR_CLIENT_AUTH; i++)
-			if (!strcmp(auth, kpx_client_auth_names[i]))
-				break;
-		/* exporter-toolkit's old name, still accepted there. */
-		if (i == KPX_NR_CLIENT_AUTH && !strcmp(auth, "RequireClientCert"))
-			i = KPX_CLIENT_REQUIRE_ANY;
-		if (i == KPX_NR_CLIENT_AUTH) {
-			err = kpx_wc_err(p, auth_at, "client_auth_type: invalid ClientAuth '%s'"
-					 " (NoClientCert, RequestClientCert, RequireAnyClientCert,"
-					 " VerifyClientCertIfGiven or RequireAndVerifyClientCert)", auth);
-			goto out;
-		}
-		w->client_auth = i;
-	}
-	if (min > max) {
-		err = kpx_wc_err(p, map, "tls_server_config: min_version %s is above max_version %s",
-				 kpx_tls_names[min], kpx_tls_names[max]);
-		goto out;
-	}
-	/*
-	 * Nothing set, or only empty values: no TLS (exporter-toolkit's
-	 * errNoTLSConfig).  Anything set, a client_auth_type say, needs the
-	 * certificate: serving plain HTTP then would drop the setting.
-	 */
-	if (!set) {
-		err = 0;
-		goto out;
-	}
-	if (!cert_file || !*cert_file) {
-		err = kpx_wc_err(p, cert_at, "tls_server_config: missing cert_file");
-		goto out;
-	}
-	if (!key_file || !*key_file) {
-		err = kpx_wc_err(p, key_at, "tls_server_config: missing key_file");
-		goto out;
-	}
-	if (ca_file && *ca_file && w->client_auth == KPX_CLIENT_NONE) {
-		err = kpx_wc_err(p, ca_at, "client_ca_file: client CA's have been configured"
-				 " without a Client Auth Policy (client_auth_type)");
-		goto out;
-	}
+	p->w->client_auth = KPX_CLIENT_NONE;
+	if (!t->auth || !*t->auth)
+		return 0;
+	for (i = 0; i < KPX_NR_CLIENT_AUTH; i++)
+		if (!strcmp(t->auth, kpx_client_auth_names[i]))
+			break;
+	/* exporter-toolkit's old name, still accepted there. */
+	if (i == KPX_NR_CLIENT_AUTH && !strcmp(t->auth, "RequireClientCert"))
+		i = KPX_CLIENT_REQUIRE_ANY;
+	if (i == KPX_NR_CLIENT_AUTH)
+		return kpx_wc_err(p, t->auth_at, "client_auth_type: invalid ClientAuth '%s'"
+				  " (NoClientCert, RequestClientCert, RequireAnyClientCert,"
+				  " VerifyClientCertIfGiven or RequireAndVerifyClientCert)", t->auth);
+	p->w->client_auth = i;
+	return 0;
+}
+
+/* The settings that only make sense together, TLS being on. */
+static int kpx_wc_tls_complete(struct kpx_wc *p, const struct kpx_wc_tls *t)
+{
+	enum kpx_client_auth auth = p->w->client_auth;
+
+	if (!t->cert_file || !*t->cert_file)
+		return kpx_wc_err(p, t->cert_at, "tls_server_config: missing cert_file");
+	if (!t->key_file || !*t->key_file)
+		return kpx_wc_err(p, t->key_at, "tls_server_config: missing key_file");
+	if (t->ca_file && *t->ca_file && auth == KPX_CLIENT_NONE)
+		return kpx_wc_err(p, t->ca_at, "client_ca_file: client CA's have been configured"
+				  " without a Client Auth Policy (client_auth_type)");
 	/*
 	 * Go would verify against the system's roots without a client CA;
 	 * a client certificate any public CA signed is no credential here.
 	 */
-	if ((!ca_file || !*ca_file) && (w->client_auth == KPX_CLIENT_VERIFY_IF_GIVEN ||
-					w->client_auth == KPX_CLIENT_REQUIRE_VERIFY)) {
-		err = kpx_wc_err(p, auth_at, "client_auth_type: %s needs client_ca_file",
-				 kpx_client_auth_names[w->client_auth]);
-		goto out;
-	}
-	err = kpx_wc_read(p, cert_at, cert_file, &w->cert_pem);
+	if ((!t->ca_file || !*t->ca_file) &&
+	    (auth == KPX_CLIENT_VERIFY_IF_GIVEN || auth == KPX_CLIENT_REQUIRE_VERIFY))
+		return kpx_wc_err(p, t->auth_at, "client_auth_type: %s needs client_ca_file",
+				  kpx_client_auth_names[auth]);
+	return 0;
+}
+
+/* The TLS material read, the versions made GnuTLS priorities, and checked. */
+static int kpx_wc_tls_load(struct kpx_wc *p, const struct kpx_wc_tls *t)
+{
+	struct kpx_web *w = p->w;
+	int err;
+
+	err = kpx_wc_read(p, t->cert_at, t->cert_file, &w->cert_pem);
 	if (!err)
-		err = kpx_wc_read(p, key_at, key_file, &w->key_pem);
-	if (!err && ca_file && *ca_file)
-		err = kpx_wc_read(p, ca_at, ca_file, &w->ca_pem);
+		err = kpx_wc_read(p, t->key_at, t->key_file, &w->key_pem);
+	if (!err && t->ca_file && *t->ca_file)
+		err = kpx_wc_read(p, t->ca_at, t->ca_file, &w->ca_pem);
 	if (err)
-		goto out;
-	w->cert_at = cert_at->start_mark.line + 1;
-	w->key_at = key_at->start_mark.line + 1;
-	w->ca_at = ca_at->start_mark.line + 1;
+		return err;
+	w->cert_at = t->cert_at->start_mark.line + 1;
+	w->key_at = t->key_at->start_mark.line + 1;
+	w->ca_at = t->ca_at->start_mark.line + 1;
 
 	/* Only the versions asked for; the rest of GnuTLS' NORMAL as it is. */
 	snprintf(w->priorities, sizeof(w->priorities), "NORMAL:-VERS-ALL");
-	for (int i = min; i <= max; i++) {
+	for (int i = t->min; i <= t->max; i++) {
 		size_t l = strlen(w->priorities);
 
 		snprintf(w->priorities + l, sizeof(w->priorities) - l, ":+%s", kpx_tls_prio[i]);
 	}
 	w->tls = true;
-	err = kpx_tls_check(w, p->path);
-out:
-	free(cert_file);
-	free(key_file);
-	free(ca_file);
-	free(auth);
+	return kpx_tls_check(w, p->path);
+}
+
+static int kpx_wc_tls(struct kpx_wc *p, const yaml_node_t *map)
+{
+	struct kpx_wc_tls t = { .cert_at = map, .key_at = map, .ca_at = map, .auth_at = map,
+				.min = 2, .max = 3 };
+	int err;
+
+	if (kpx_wc_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return kpx_wc_err(p, map, "tls_server_config: wants a mapping");
+	err = kpx_wc_tls_keys(p, map, &t);
+	if (!err)
+		err = kpx_wc_client_auth(p, &t);
+	if (!err && t.min > t.max)
+		err = kpx_wc_err(p, map, "tls_server_config: min_version %s is above max_version %s",
+				 kpx_tls_names[t.min], kpx_tls_names[t.max]);
+	/*
+	 * Nothing set, or only empty values: no TLS (exporter-toolkit's
+	 * errNoTLSConfig).  Anything set, a client_auth_type say, needs the
+	 * certificate: serving plain HTTP then would drop the setting.
+	 */
+	if (!err && t.set)
+		err = kpx_wc_tls_complete(p, &t);
+	if (!err && t.set)
+		err = kpx_wc_tls_load(p, &t);
+	free(t.cert_file);
+	free(t.key_file);
+	free(t.ca_file);
+	free(t.auth);
 	return err;
 }
 
@@ -430,7 +452,7 @@ static int kpx_wc_syntax(const char *path, const yaml_parser_t *parser)
 {
 	if (parser->error == YAML_MEMORY_ERROR)
 		return -ENOMEM;
-	fprintf(stderr, "kprint_exporter: %s:%zu: %s%s%s\n", path,
+	kpx_log("%s:%zu: %s%s%s\n", path,
 		parser->problem_mark.line + 1, parser->problem ? parser->problem : "YAML error",
 		parser->context ? " " : "", parser->context ? parser->context : "");
 	return -EINVAL;
@@ -448,7 +470,7 @@ int kpx_webconfig_load(const char *path, struct kpx_web **out)
 	*out = NULL;
 	f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "kprint_exporter: --web.config.file %s: %s\n", path, strerror(errno));
+		kpx_log("--web.config.file %s: %s\n", path, strerror(errno));
 		return -EINVAL;
 	}
 	p.w = calloc(1, sizeof(*p.w));
@@ -486,7 +508,7 @@ out_parser:
 	yaml_parser_delete(&parser);
 	fclose(f);
 	if (err == -ENOMEM)
-		fprintf(stderr, "kprint_exporter: %s: out of memory\n", path);
+		kpx_log("%s: out of memory\n", path);
 	if (err) {
 		kpx_webconfig_free(p.w);
 		return err;

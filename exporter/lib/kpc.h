@@ -15,6 +15,8 @@
  *	kpc_parse	the integer parser every number given to kprint goes through
  *	kpc_caps	the thread's capabilities: read, set, raised around a call
  *	kpc_catalog	PO message catalogs: records translated, POT templates
+ *	kpc_catalog_fmt	kernel printf formats as a catalog checks them
+ *	kpc_journal	the systemd journal's MESSAGE_ID of a record
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -36,5 +38,7 @@
 #include "kpc_parse.h"
 #include "kpc_caps.h"
 #include "kpc_catalog.h"
+#include "kpc_catalog_fmt.h"
+#include "kpc_journal.h"
 
 #endif /* KPC_H */

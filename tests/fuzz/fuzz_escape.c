@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kpx.h"
+#include "kpx_metrics.h"
 #include "fuzz.h"
 
 /* Can these k bytes begin a well-formed sequence? (Table 3-7 again.) */

@@ -31,7 +31,11 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-#include "kpx.h"
+#include "kpx_http.h"
+#include "kpx_http_server.h"
+#include "kpx_metrics.h"
+#include "kpx_replay.h"
+#include "kpx_store.h"
 #include "fuzz.h"
 
 /* Rounds of MHD_run() without progress before the connection is a hang. */

@@ -7,17 +7,17 @@
  * "name=value&name=value...".  A pair without '=' has a NULL value (as
  * "?b" does); a value may hold any byte, NUL included, and value_len
  * counts them all; a name ends at its first NUL, as a C string does.
- * Parameters are applied in order until the first error, as kpx_http does.
+ * Parameters are applied in order until the first error, as kpx_http_routes.c does.
  *
  * Oracle: kpx_query_param() returns 0 or -EINVAL; -EINVAL comes with a
  * non-empty message, NUL-terminated and whole in the daemon's 160-byte
  * buffer.  0 only for a known name with a value free of NULs, and the
- * value lands where kpx.h says: limit, after and format_id are exactly
+ * value lands where kpx_query.h says: limit, after and format_id are exactly
  * the digits sent (nothing else: no sign, space or junk), string filters
  * point at the value, a level, class or source list selects something.  The
  * parsed query stays inside its limits (limit 1..KPX_LIMIT_MAX, strings
  * shorter than the kernel stores, level and class masks inside the
- * enums).  kpx_query_match() agrees with a reference written from kpx.h
+ * enums).  kpx_query_match() agrees with a reference written from kpx_query.h
  * for every record of the store, and kpx_records_json() returns strict
  * JSON holding exactly the records the documented paging picks: with
  * after=, the first limit matches past it; without, the last limit, in
@@ -27,10 +27,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kpx.h"
+#include "kpx_query.h"
+#include "kpx_store.h"
 #include "fuzz.h"
 
-#define ERRLEN		160	/* struct kpx_args in kpx_http.c */
+#define ERRLEN		160	/* struct kpx_args in kpx_http_routes.c */
 #define NRECORDS	11
 #define STORE_CAP	8	/* smaller, so that the store has wrapped */
 #define MAX_PARAMS	64
@@ -107,7 +108,7 @@ static bool all_digits(const char *s, const char *set)
 	return *s && strspn(s, set) == strlen(s);
 }
 
-/* An accepted parameter's value is where kpx.h says it goes. */
+/* An accepted parameter's value is where kpx_query.h says it goes. */
 static void check_accepted(const struct kpx_query *q, const char *name,
 			   const char *value)
 {
@@ -160,7 +161,7 @@ static void check_query(const struct kpx_query *q)
 	fuzz_assert(!q->q || strlen(q->q) < KPRINT_FORMAT_MAX, "q too long");
 }
 
-/* What kpx.h and kpc_filter.h say a query selects. */
+/* What kpx_query.h and kpc_filter.h say a query selects. */
 static bool ref_match(const struct kpx_query *q, const struct kpc_record *r)
 {
 	if (q->has_after && r->seq <= q->after)

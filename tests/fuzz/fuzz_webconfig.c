@@ -17,7 +17,7 @@
  * Oracle: 0 with a config, or -EINVAL / -ENOMEM with none.  -EINVAL comes
  * with "kprint_exporter: fuzz.yml:LINE: reason" on stderr (read back here
  * from a memfd), LINE within the input (1 .. its lines, or one past them
- * at its end); 0 says nothing.  A loaded config holds what kpx.h promises: the path, a TLS
+ * at its end); 0 says nothing.  A loaded config holds what kpx_webconfig.h promises: the path, a TLS
  * config with both PEMs and GnuTLS priorities of NORMAL with versions
  * only, a client_auth inside the enum, users with names and 60-byte
  * bcrypt hashes.  No crash, UB or leak anywhere.
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kpx.h"
+#include "kpx_webconfig.h"
 #include "fuzz.h"
 
 #define NAME	"fuzz.yml"

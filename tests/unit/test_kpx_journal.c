@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "kpc_journal.h"
-#include "kpx.h"
+#include "kpx_journal.h"
+#include "kpx_replay.h"
 #include "test_kpc_tap.h"
 
 static const char rec_json[] =

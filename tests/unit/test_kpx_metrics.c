@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpx.h"
+#include "kpx_metrics.h"
+#include "kpx_store.h"
 #include "test_kpc_tap.h"
 
 static void test_table(void)

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpx.h"
+#include "kpx_metrics.h"
+#include "kpx_query.h"
+#include "kpx_store.h"
 #include "test_kpc_tap.h"
 
 static struct kpc_record *mk(uint64_t seq, unsigned int level, const char *fmt,

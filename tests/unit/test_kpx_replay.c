@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpx.h"
+#include "kpx_metrics.h"
+#include "kpx_query.h"
+#include "kpx_replay.h"
+#include "kpx_store.h"
 #include "test_kpc_tap.h"
 
 static const char good[] =

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A parsed /records or /events query, and the /records answer
+ * (kpx_query.c).
+ */
+#ifndef KPX_QUERY_H
+#define KPX_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kpc.h"
+
+#define KPX_LIMIT_DEFAULT	100
+#define KPX_LIMIT_MAX		1000
+
+struct kpx_catalogs;
+struct kpx_store;
+
+/*
+ * A record as /records and /events write it: with cat, text_translated
+ * (the text where cat does not translate it).  0, or -ENOMEM.
+ */
+int kpx_record_write(FILE *f, const struct kpc_record *rec, const struct kpc_catalog *cat);
+
+/* A parsed /records query. */
+struct kpx_query {
+	struct kpc_filter filter;
+	bool has_format_id;
+	uint64_t format_id;
+	const char *q;			/* substring of the format; NULL: any */
+	bool has_after;
+	uint64_t after;
+	unsigned int limit;
+	/*
+	 * /events: after is an event id (after_instance with after), and
+	 * limit is no parameter.
+	 */
+	bool events;
+	uint32_t after_instance;
+	/*
+	 * lang=: a language of catalogs (which the caller sets before the
+	 * parameters), checked when given; records then carry
+	 * text_translated.
+	 */
+	struct kpx_catalogs *catalogs;
+	const char *lang;		/* NULL: no translation */
+};
+
+void kpx_query_init(struct kpx_query *q);
+/*
+ * Apply one query parameter.  value may be NULL ("?b" with no '=');
+ * value_len is its length as sent, so that a %00 inside shows.  Returns
+ * 0, or -EINVAL with a message for the client in err.
+ */
+int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
+		    size_t value_len, char *err, size_t errlen);
+bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec);
+
+/*
+ * The records matching q as a JSON array, in sequence order: with after,
+ * the first limit records past it (so paging by the last seq seen loses
+ * and repeats nothing); without, the most recent limit.  NULL: no memory.
+ */
+char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q);
+
+#endif /* KPX_QUERY_H */
