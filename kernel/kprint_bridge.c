@@ -1950,9 +1950,14 @@ static void kprint_bridge_turn_wait(u64 seq)
 
 	if (kprint_bridge_turn_here(seq))
 		return;
-	deadline = local_clock() + KPRINT_BRIDGE_TURN_NS;
+	/*
+	 * Not local_clock(): with an unstable TSC it stops a tick past the
+	 * last tick with interrupts off, as they are here, and the wait
+	 * would never end.  The clocksource itself moves on.
+	 */
+	deadline = ktime_get_mono_fast_ns() + KPRINT_BRIDGE_TURN_NS;
 	while (!kprint_bridge_turn_here(seq)) {
-		if (local_clock() > deadline) {
+		if (ktime_get_mono_fast_ns() > deadline) {
 			/* The seqs before are not waited for again. */
 			atomic64_inc(&kprint_bridge_count.order_late);
 			kprint_bridge_turn_start(seq);

@@ -25,7 +25,8 @@ for text with /dev/kmsg by printk_seq, innermost first.  Last, with one
 slot per CPU and context (bridge_slots=1), where the inner message finds
 the table full: the outer message's slot is taken back for it, and its
 record is counted as dropped-scratch, not lost silently; the inner one,
-finding nothing of its outer one pending, waits out its turn (late)."""
+finding nothing of its outer one pending, waits out its turn (late), which
+must end even where local_clock() stands still with interrupts off."""
 import os
 import sys
 
@@ -142,6 +143,13 @@ def recurse(depth, stored, bridged=None, expect=None, dropped=None):
 
 recurse(1, 2)
 recurse(5, 4)
+# The inner message waits out its turn with interrupts off: where the TSC
+# is unstable (its group boots with tsc=unstable), local_clock() stops a
+# tick past the last tick there, and a wait timed by it never ended.
+if os.environ.get("KPRINT_NESTED_TSC_UNSTABLE") == "1":
+    with open("/sys/kernel/debug/sched/debug") as f:
+        stable = [line.split(":")[1].strip() for line in f if "sched_clock_stable()" in line]
+    check("the guest's sched_clock is unstable (tsc=unstable)", stable == ["0"], stable)
 reload_kprint("bridge=1", "bridge_slots=1", "backlog=0")
 genl = kpnl.Genl()
 recurse(1, 2, bridged=[1], expect={"overtook": 0, "uncommitted": 0, "late": 1, "unread": 0,
