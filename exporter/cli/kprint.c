@@ -56,9 +56,7 @@ static const struct option kprint_global_options[] = {
 	{ "catalog",		required_argument,	NULL, KPRINT_OPT_CATALOG },
 };
 
-void kprint_usage(FILE *out)
-{
-	fputs(
+static const char kprint_usage_commands[] =
 "Usage: kprint [OPTIONS] COMMAND [OPTIONS] [ARGS]\n"
 "\n"
 "Read, follow and inject kprint records: structured kernel messages from\n"
@@ -94,7 +92,9 @@ void kprint_usage(FILE *out)
 "                                     --journal (format and module, the\n"
 "                                     modules from the \"#:\" lines), in English\n"
 "                                     and each catalog's language\n"
-"\n"
+"\n";
+
+static const char kprint_usage_options[] =
 "Options (before or after the command):\n"
 "  --json                 one JSON object per line (schema/record.schema.json);\n"
 "                         lost records as {\"lost\": N, \"reason\": ...} lines\n"
@@ -127,7 +127,9 @@ void kprint_usage(FILE *out)
 "  -v, --verbose          also report recovered gaps and overruns\n"
 "  -h, --help             this help\n"
 "  -V, --version          the version\n"
-"\n"
+"\n";
+
+static const char kprint_usage_notes[] =
 "Text lines: [seconds.micros] level subsystem: text  (CLOCK_MONOTONIC, like\n"
 "dmesg); printk records: [seconds.micros] level [printk SUBSYSTEM DEVICE] text,\n"
 "with \"backlog\" (taken from printk's ring at load) or \"cont SEQ\" (a pr_cont()\n"
@@ -143,8 +145,13 @@ void kprint_usage(FILE *out)
 "     file was refused (FILE:LINE: why)\n"
 "  2  usage error\n"
 "  3  the kprint module is not loaded (no generic netlink family \"kprint\")\n"
-"  4  permission denied (missing capability)\n",
-	      out);
+"  4  permission denied (missing capability)\n";
+
+void kprint_usage(FILE *out)
+{
+	fputs(kprint_usage_commands, out);
+	fputs(kprint_usage_options, out);
+	fputs(kprint_usage_notes, out);
 }
 
 static void kprint_version(void)
@@ -159,6 +166,41 @@ static int kprint_usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs("\nTry 'kprint --help'.\n", stderr);
 	return KPRINT_EXIT_USAGE;
+}
+
+/* The options that choose records; any other is a usage error. */
+static int kprint_filter_opt(struct kpc_filter *f, int opt, const char *arg)
+{
+	switch (opt) {
+	case KPRINT_OPT_LEVEL:
+		if (kpc_filter_parse_levels(arg, &f->levels))
+			return kprint_usage_error("bad --level '%s' (want e.g. err, err+ or warn,info)", arg);
+		return 0;
+	case KPRINT_OPT_CLASS:
+		if (kpc_filter_parse_classes(arg, &f->classes))
+			return kprint_usage_error("bad --class '%s' (none, detected, registered, setting, copyright)", arg);
+		return 0;
+	case KPRINT_OPT_SUBSYSTEM:
+		f->subsystem = arg;
+		return 0;
+	case KPRINT_OPT_MODULE:
+		f->module = arg;
+		return 0;
+	case KPRINT_OPT_SOURCE:
+		/* Repeats add up, like --class; "all" (as formats has it) is no filter. */
+		if (!strcmp(arg, "all"))
+			f->sources = 0;
+		else if (kpc_filter_parse_sources(arg, &f->sources))
+			return kprint_usage_error("bad --source '%s' (kprint, printk or all)", arg);
+		return 0;
+	case KPRINT_OPT_DEVICE:
+		f->device = arg;
+		return 0;
+	default:
+		/* getopt_long() already said what was wrong. */
+		fputs("Try 'kprint --help'.\n", stderr);
+		return KPRINT_EXIT_USAGE;
+	}
 }
 
 static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
@@ -192,30 +234,6 @@ static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
 		if (kpc_text_set_level_color(&o->text, arg))
 			return kprint_usage_error("bad --level-color '%s' (want LEVEL=SPEC, e.g. err=bold,red or warn=0x0e)", arg);
 		return 0;
-	case KPRINT_OPT_LEVEL:
-		if (kpc_filter_parse_levels(arg, &o->filter.levels))
-			return kprint_usage_error("bad --level '%s' (want e.g. err, err+ or warn,info)", arg);
-		return 0;
-	case KPRINT_OPT_CLASS:
-		if (kpc_filter_parse_classes(arg, &o->filter.classes))
-			return kprint_usage_error("bad --class '%s' (none, detected, registered, setting, copyright)", arg);
-		return 0;
-	case KPRINT_OPT_SUBSYSTEM:
-		o->filter.subsystem = arg;
-		return 0;
-	case KPRINT_OPT_MODULE:
-		o->filter.module = arg;
-		return 0;
-	case KPRINT_OPT_SOURCE:
-		/* Repeats add up, like --class; "all" (as formats has it) is no filter. */
-		if (!strcmp(arg, "all"))
-			o->filter.sources = 0;
-		else if (kpc_filter_parse_sources(arg, &o->filter.sources))
-			return kprint_usage_error("bad --source '%s' (kprint, printk or all)", arg);
-		return 0;
-	case KPRINT_OPT_DEVICE:
-		o->filter.device = arg;
-		return 0;
 	case KPRINT_OPT_COUNT:
 		if (kpc_parse_u64(arg, 10, UINT64_MAX, &o->count) || !o->count)
 			return kprint_usage_error("--count wants a positive number, not '%s'", arg);
@@ -241,9 +259,7 @@ static int kprint_global_opt(struct kprint_opts *o, int opt, const char *arg)
 		o->catalog_path = arg;
 		return 0;
 	default:
-		/* getopt_long() already said what was wrong. */
-		fputs("Try 'kprint --help'.\n", stderr);
-		return KPRINT_EXIT_USAGE;
+		return kprint_filter_opt(&o->filter, opt, arg);
 	}
 }
 
