@@ -25,7 +25,7 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "tests", "unit"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 from kpxtest import line, record  # noqa: E402
 
 BENCH = "/sys/module/kprint_bench/parameters"

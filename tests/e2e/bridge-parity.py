@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 from lib import check, finish, kmsg_records, kmsg_write, printk_lines, sized  # noqa: E402
 
 RUNS = int(os.environ.get("KPRINT_PARITY_RUNS", sized(3, 10)))

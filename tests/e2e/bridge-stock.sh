@@ -10,7 +10,7 @@
 # loop line as a record of module "loop" from loop_init(); the exporter's
 # /records?module=loop returns it; dmesg has each line once (the bridge
 # echoes nothing back).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 for m in loop scsi_debug; do
 	if grep -q "^$m " /proc/modules; then
@@ -47,7 +47,7 @@ import json
 import re
 import sys
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 from lib import check, finish, kmsg_unescape  # noqa: E402
 
 work, mark = sys.argv[1], sys.argv[2]

@@ -13,7 +13,7 @@ import time
 
 import jsonschema
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import TEST_PARAMS as PARAMS, check, finish, load_test_module, rebuild, write_param  # noqa: E402
 

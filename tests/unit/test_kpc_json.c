@@ -4,7 +4,7 @@
  * "replace" decoding gives), the record writer writes byte for byte what
  * json-c would (a json-c oracle), every line parses back with json-c, and the
  * lines validate against schema/record.schema.json with python3-jsonschema
- * (tests/unit/validate_json.py), which must also reject broken ones; the
+ * (tests/lib/validate_json.py), which must also reject broken ones; the
  * same for per-format counts and schema/formats.schema.json.
  */
 #include <errno.h>

@@ -223,7 +223,7 @@ static void test_bridge(void)
 	free(page);
 }
 
-/* Accept -> the exposition; tests/unit/exporter-openmetrics.py has the rest over HTTP. */
+/* Accept -> the exposition; tests/host/exporter-openmetrics.py has the rest over HTTP. */
 static void test_negotiate(void)
 {
 	static const struct {

@@ -30,7 +30,7 @@ import urllib.parse
 import urllib.request
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import Exporter, Tap, free_port, line, record, run_replay  # noqa: E402
 
 # TLS 1.0 and 1.1 are asked for on purpose: that they are refused is a check.

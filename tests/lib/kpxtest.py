@@ -76,11 +76,11 @@ def record(seq, fmt, level="info", cls="none", subsystem="", module="m",
 
 
 def validate(objs, array=True):
-    """(passed, what tests/unit/validate_json.py said) for JSON values
+    """(passed, what tests/lib/validate_json.py said) for JSON values
     against schema/record.schema.json: one array (an HTTP answer), or
     lines."""
     data = objs if isinstance(objs, bytes) else json.dumps(objs).encode()
-    p = subprocess.run([sys.executable, os.path.join(REPO, "tests/unit/validate_json.py")] +
+    p = subprocess.run([sys.executable, os.path.join(REPO, "tests/lib/validate_json.py")] +
                        (["--array"] if array else []), input=data,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     return p.returncode == 0, p.stdout.decode("utf-8", "replace").strip()
@@ -221,7 +221,7 @@ def free_port():
 
 
 class AgentGuest:
-    """A guest (tests/vm/run) running tests/unit/pageagent.py: its
+    """A guest (tests/vm/run) running tests/lib/pageagent.py: its
     kprint_exporter forwarded to 127.0.0.1:self.web, its agent (/emit,
     /stop) to 127.0.0.1:self.agent.  For the host tests that boot one
     ("# kprint-test: boots a guest")."""
@@ -236,7 +236,7 @@ class AgentGuest:
             self.vm = subprocess.Popen(
                 ["tests/vm/run", "--timeout", str(boot_timeout + 300),
                  "--forward", "%d:9464" % self.web, "--forward", "%d:9465" % self.agent,
-                 "--", "/usr/bin/python3", "tests/unit/pageagent.py"],
+                 "--", "/usr/bin/python3", "tests/lib/pageagent.py"],
                 cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
             log.close()
             try:                # a port taken makes QEMU exit at once

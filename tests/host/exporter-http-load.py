@@ -36,7 +36,7 @@ import threading
 import time
 from collections import Counter
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import Exporter, Tap, bulky_replay, connect_from, parse_metrics  # noqa: E402
 
 CLIENTS = 40            # node_exporter's --web.max-requests default

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Helpers for the Python end-to-end tests: tests/e2e/lib.sh's counterpart.
+"""Helpers for the Python end-to-end tests: tests/lib/lib.sh's counterpart.
 
 The tests run as root inside the guest from the checkout's root, and import
-this with sys.path.insert(0, "tests/e2e").  Each check prints one TAP-style
+this with sys.path.insert(0, "tests/lib").  Each check prints one TAP-style
 line, "ok - what" or "not ok - what"; finish() exits non-zero on a failure.
 """
 import json

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import Exporter, Tap, bulky_replay, parse_metrics, promtool_check  # noqa: E402
 
 PER_IP = 64             # KPX_HTTP_PER_IP

@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import Exporter, Tap, connect_from, line, promtool_check, record  # noqa: E402
 
 TIMEOUT_S = 10          # the idle timeout and the request deadline
