@@ -195,6 +195,21 @@ def kmsg_records(fd=None):
     return records
 
 
+def between(items, begin, end, text_of):
+    """The items after the one whose text_of() is begin, up to the one whose
+    text_of() is end: (those items, whether end came)."""
+    out, on = [], False
+    for it in items:
+        t = text_of(it)
+        if t == begin:
+            on = True
+        elif t == end:
+            return out, True
+        elif on:
+            out.append(it)
+    return out, False
+
+
 def printk_lines(recs):
     """printk's ring records, rebuilt from bridged records in seq order: a
     pr_cont() fragment (flags bit 3) that continues the line of the record
