@@ -149,15 +149,22 @@ class Exporter:
             c.close()
 
     def stop(self, deadline=20):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(deadline)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.reader.join(deadline)
-        return self.proc.returncode
+        return stop_process(self.proc, self.reader, deadline=deadline)
+
+
+def stop_process(proc, reader, sig=signal.SIGTERM, deadline=20):
+    """Stop proc with sig, killed if it has not exited after deadline
+    seconds, and join reader, the thread that drains its output: its exit
+    status (tests/bench/guest.py stops its programs so too)."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(deadline)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    reader.join(deadline)
+    return proc.returncode
 
 
 def run_replay(path, *args, deadline=20):
