@@ -6,10 +6,12 @@ No kernel is needed: `kprint_exporter --replay FILE` serves the records of
 FILE instead of subscribing.  Every wait has a deadline; nothing sleeps to
 let something happen.
 """
+import atexit
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -95,17 +97,25 @@ def line(rec, raw=None):
     return out + b"\n"
 
 
+def temp_replay(prefix, records):
+    """A replay file of records in a folder of its own, both removed when
+    the test exits: its path."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    path = os.path.join(work, "r.jsonl")
+    with open(path, "wb") as f:
+        for rec in records:
+            f.write(line(rec))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    return path
+
 
 def bulky_replay(prefix, n, size):
     """A temporary replay file of n records, each with a text and an
-    argument of size bytes, for tests that need large answers; returns
-    its path (remove it and its folder with os.unlink, os.rmdir)."""
-    path = os.path.join(tempfile.mkdtemp(prefix=prefix), "r.jsonl")
-    with open(path, "wb") as f:
-        for seq in range(1, n + 1):
-            f.write(line(record(seq, "record %d of many: %s", args=[str(seq), "x" * size],
-                                text="record %d of many: %s" % (seq, "x" * size))))
-    return path
+    argument of size bytes, for tests that need large answers: its path."""
+    return temp_replay(prefix, (record(seq, "record %d of many: %s", args=[str(seq), "x" * size],
+                                       text="record %d of many: %s" % (seq, "x" * size))
+                                for seq in range(1, n + 1)))
+
 
 class Exporter:
     """kprint_exporter --replay PATH on 127.0.0.1, a free port."""
@@ -216,6 +226,30 @@ def connect_from(src, port, timeout=10):
     s.bind((src, 0))
     s.connect(("127.0.0.1", port))
     return s
+
+
+def read_until(sock, enough=None, buf=b""):
+    """Read from sock onto buf until enough(buf) holds or the peer closes
+    (enough None: until it closes): (buf, the OSError that ended the
+    reading, or None)."""
+    try:
+        while enough is None or not enough(buf):
+            got = sock.recv(4096)
+            if not got:
+                break
+            buf += got
+    except OSError as e:
+        return buf, e
+    return buf, None
+
+
+def send_and_read(sock, data, enough=None):
+    """Send data, then read_until(sock, enough)."""
+    try:
+        sock.sendall(data)
+    except OSError as e:
+        return b"", e
+    return read_until(sock, enough)
 
 
 def free_port():
