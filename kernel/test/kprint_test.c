@@ -26,7 +26,7 @@
  *   printk      N legacy printk()s "kprint_test legacy printk %d"
  *   canary      one WARN() "kprint_test canary N": a deliberate splat, for
  *               the test that proves tests/vm/suite charges a splat to the
- *               test during which it appeared (tests/unit/splat-canary.sh)
+ *               test during which it appeared (tests/e2e/own-guest/splat-canary.sh)
  *
  * steady takes RATE:SECONDS and emits RATE records a second,
  * "kprint_test steady %u" (0, 1, ...), evenly in 10 ms ticks, for SECONDS:

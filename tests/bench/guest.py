@@ -25,8 +25,8 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "tests", "unit"))
-from kpxtest import line, record  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+from kpxtest import line, record, stop_process  # noqa: E402
 
 BENCH = "/sys/module/kprint_bench/parameters"
 TEST = "/sys/module/kprint_test/parameters"
@@ -114,15 +114,7 @@ class Daemon:
         self.ready.set()
 
     def stop(self, sig=signal.SIGTERM, deadline=60):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(deadline)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.reader.join(deadline)
-        return self.proc.returncode
+        return stop_process(self.proc, self.reader, sig, deadline)
 
 
 class Exporter(Daemon):
@@ -161,6 +153,20 @@ class Exporter(Daemon):
         nxt = kstats()["next_seq"]
         self.wait_seq(nxt - 1)
         return nxt
+
+
+def exporter_across(probe, make, count, pause):
+    """probe(exporter) of a fresh exporter before make() and again once the
+    exporter holds the count records that make() wrote: (before, after)."""
+    ex = Exporter()
+    try:
+        base = ex.caught_up() - 1
+        before = probe(ex)
+        make()
+        ex.wait_seq(base + count, pause=pause)
+        return before, probe(ex)
+    finally:
+        ex.stop()
 
 
 # --- B1, B3: the cost of one call ------------------------------------------
@@ -403,16 +409,10 @@ def bench_wakeups(a, res):
     rows = []
     for rep in range(a.reps):
         row = {}
-        ex = Exporter()
-        try:
-            base = ex.caught_up() - 1
-            c0 = ctx_switches(ex.proc.pid)
-            write(TEST + "/steady", "%d:%d" % (rate, secs))
-            # Few polls: each is an HTTP request, i.e. wake-ups of its own.
-            ex.wait_seq(base + rate * secs, pause=0.5)
-            c1 = ctx_switches(ex.proc.pid)
-        finally:
-            ex.stop()
+        # Few polls: each is an HTTP request, i.e. wake-ups of its own.
+        c0, c1 = exporter_across(lambda ex: ctx_switches(ex.proc.pid),
+                                 lambda: write(TEST + "/steady", "%d:%d" % (rate, secs)),
+                                 rate * secs, pause=0.5)
         row["exporter"] = (c1[0] - c0[0]) * 1000 / (rate * secs)
         row["exporter_preempted"] = (c1[1] - c0[1]) * 1000 / (rate * secs)
         # It reports its own context switches (getrusage) as it exits.
@@ -573,15 +573,8 @@ def bench_mtail(a, res, work):
     for rep in range(a.reps):
         row = {}
         # A: kprint counts: the module, the BPF counters, the exporter.
-        ex = Exporter()
-        try:
-            base = ex.caught_up() - 1
-            c0 = cpu_busy_seconds()
-            write(BENCH + "/run", "kprint:%d" % n)
-            ex.wait_seq(base + n, pause=0.05)
-            c1 = cpu_busy_seconds()
-        finally:
-            ex.stop()
+        c0, c1 = exporter_across(lambda ex: cpu_busy_seconds(),
+                                 lambda: write(BENCH + "/run", "kprint:%d" % n), n, pause=0.05)
         bpf_detach()
         row["kprint_cpu_s_per_M"] = (c1 - c0) * 1e6 / n
         # B: the same messages by printk(), counted by the text pipeline.

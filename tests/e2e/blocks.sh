@@ -3,7 +3,7 @@
 # A flushed block reaches the ring whole: consecutive sequence numbers, one
 # shared block id, never interleaved with records from other CPUs; an
 # aborted block leaves nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 load_test_module
 before=$(stat records)

@@ -8,7 +8,7 @@
 # kprint.ko under a steady printk stream, the messages counted equal the
 # messages printk stored (its sequence numbers); formats show as text in
 # bpftool, escaped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
 load_test_module

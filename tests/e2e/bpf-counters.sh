@@ -4,7 +4,7 @@
 # subsystem and module) and every printk() per format, exactly; one format
 # from two modules is two counts; bpftool shows them readably; a full map overflows into a visible
 # count; restarting the loader or reloading kprint.ko keeps counting right.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
 load_test_module
@@ -78,7 +78,7 @@ check("the table's counts carry its subsystem and module",
 PY
 
 check "kprint formats --json lines match schema/formats.schema.json" \
-	$PY tests/unit/validate_json.py --schema schema/formats.schema.json \
+	$PY tests/lib/validate_json.py --schema schema/formats.schema.json \
 	< <(cat "$WORK/formats.json" "$WORK/after")
 
 # Legacy printk() and /dev/kmsg, counted by format (without its newline).

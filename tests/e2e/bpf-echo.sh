@@ -10,7 +10,7 @@
 # by its text in /dev/kmsg, the witness nobody here wrote); the printk
 # series "%s" without a module does not move for the echo; with the
 # bridge off, and on with argument markers in the echo.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
 echo "# kernel $(uname -r)"

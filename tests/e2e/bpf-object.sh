@@ -7,7 +7,7 @@
 # same object on each kernel.  That the CLI and the exporter embed this very
 # file is a host test's (tests/unit/bpf-skeleton.sh); attaching and
 # counting are the other BPF tests' (bpf-bridge.sh, exporter-kill.sh).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 OBJ=.output/bpf/kprint_counter.bpf.o
 PIN=/sys/fs/bpf/kprint-object-test

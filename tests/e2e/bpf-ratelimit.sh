@@ -6,7 +6,7 @@
 # and bpftool, `kprint formats --ratelimit` and /metrics agree; the hook's
 # stats lose nothing; it comes back after kprint.ko is reloaded and counts
 # nothing while kprint.ko is out.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
 load_printk_test_module
@@ -140,7 +140,7 @@ check "a second loader reuses the pinned kprint hook" $PY -c 'import json, sys
 s = [o for o in map(json.loads, open(sys.argv[1])) if "ratelimit_calls" in o][0]
 assert s["hook"] == "kprobe kprint:kprint_trace_ratelimit" and s["attached"], s' "$WORK/rl1"
 check "kprint formats --ratelimit --json lines match schema/formats.schema.json" \
-	$PY tests/unit/validate_json.py --schema schema/formats.schema.json <"$WORK/rl1"
+	$PY tests/lib/validate_json.py --schema schema/formats.schema.json <"$WORK/rl1"
 burst
 check_eq "and the count still moves by the refused calls exactly" $((after - before)) "$want"
 

@@ -10,7 +10,7 @@
 # else going on, the bridged counter moves exactly by the printk records
 # stored.  The exhaustive table (every printk flavour, every field) is
 # tests/e2e/bridge-table*; this is the quick check of the plumbing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 # loop's init message is what we look for: make sure it is printed now.
 modprobe -r loop 2>/dev/null
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import check, finish, reload_kprint  # noqa: E402
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import (PRINTK_TEST_DEBUGFS, PRINTK_TEST_PARAMS, check, finish,  # noqa: E402
                  kmsg_records, kmsg_write, load_printk_test_module, wait_for,

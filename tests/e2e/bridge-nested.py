@@ -30,7 +30,7 @@ must end even where local_clock() stands still with interrupts off."""
 import os
 import sys
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import (check, finish, kmsg_records, kmsg_write, load_printk_test_module,  # noqa: E402
                  reload_kprint, write_printk_param)

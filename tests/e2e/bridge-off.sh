@@ -4,7 +4,7 @@
 # bridge=0 at load: no printk becomes a record (no backlog either), the
 # stats say the bridge is off and count nothing; root switches it on at run
 # time (records come), and off again (they stop).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 P=$PRINTK_TEST_PARAMS
 BRIDGE=/sys/module/kprint/parameters/bridge

@@ -25,7 +25,7 @@ import select
 import socket
 import sys
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import (check, finish, kmsg_records, kmsg_write,  # noqa: E402
                  load_printk_test_module, wait_subscribers, write_printk_param)

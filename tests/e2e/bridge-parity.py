@@ -33,8 +33,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, "tests/e2e")
-from lib import check, finish, kmsg_records, kmsg_write, printk_lines, sized  # noqa: E402
+sys.path.insert(0, "tests/lib")
+from lib import between, check, finish, kmsg_records, kmsg_write, printk_lines, sized  # noqa: E402
 
 RUNS = int(os.environ.get("KPRINT_PARITY_RUNS", sized(3, 10)))
 MARK = "kprint bridge-parity:"
@@ -113,19 +113,6 @@ L=
 umount $W/a
 rmmod loop brd
 """
-
-
-def between(items, run, text_of):
-    out, on = [], False
-    for it in items:
-        t = text_of(it)
-        if t == f"{MARK} begin {run}":
-            on = True
-        elif t == f"{MARK} end {run}":
-            return out, True
-        elif on:
-            out.append(it)
-    return out, False
 
 
 # Independent oracles: what the modules' files and the running kernel hold.
@@ -351,9 +338,10 @@ for run in range(RUNS):
     out = [json.loads(line) for line in dump.stdout.splitlines()]
     check(f"run {run}: kprint dump lost nothing", dump.returncode == 0 and
           not [o for o in out if "lost" in o], [o for o in out if "lost" in o][:3])
-    recs, rec_end = between([o for o in out if o.get("source") == "printk"], run,
+    begin, end = f"{MARK} begin {run}", f"{MARK} end {run}"
+    recs, rec_end = between([o for o in out if o.get("source") == "printk"], begin, end,
                             lambda r: r["text"])
-    kms, km_end = between(kmsg_records(), run, lambda k: k["text"])
+    kms, km_end = between(kmsg_records(), begin, end, lambda k: k["text"])
     check(f"run {run}: both markers bridged and in /dev/kmsg", rec_end and km_end)
     lines = printk_lines(recs)
     conts = sum(len(ln["recs"]) - 1 for ln in lines)

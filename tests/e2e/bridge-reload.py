@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import (PRINTK_TEST_DEBUGFS, check, finish, get, kmsg_write,  # noqa: E402
                  load_printk_test_module, metric, sized, wait_for, write_printk_param, URL)

@@ -10,7 +10,7 @@
 # loop line as a record of module "loop" from loop_init(); the exporter's
 # /records?module=loop returns it; dmesg has each line once (the bridge
 # echoes nothing back).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 for m in loop scsi_debug; do
 	if grep -q "^$m " /proc/modules; then
@@ -47,24 +47,11 @@ import json
 import re
 import sys
 
-sys.path.insert(0, "tests/e2e")
-from lib import check, finish, kmsg_unescape  # noqa: E402
+sys.path.insert(0, "tests/lib")
+from lib import between, check, finish, kmsg_unescape  # noqa: E402
 
 work, mark = sys.argv[1], sys.argv[2]
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
-
-
-def between(items, text):
-    out, on = [], False
-    for it in items:
-        t = text(it)
-        if t == f"{mark} begin":
-            on = True
-        elif t == f"{mark} end":
-            break
-        elif on:
-            out.append(it)
-    return out
 
 
 # /dev/kmsg as cat read it: one record a line, dictionary lines after it.
@@ -78,9 +65,10 @@ for line in open(f"{work}/kmsg", "rb"):
         head, _, text = line.partition(b";")
         prio = int(head.split(b",")[0])
         kmsg.append({"level": prio & 7, "text": kmsg_unescape(text)})
-kms = between(kmsg, lambda k: k["text"])
+kms, _ = between(kmsg, f"{mark} begin", f"{mark} end", lambda k: k["text"])
 dump = [json.loads(line) for line in open(f"{work}/dump.json")]
-recs = between([r for r in dump if r.get("source") == "printk"], lambda r: r["text"])
+recs, _ = between([r for r in dump if r.get("source") == "printk"], f"{mark} begin",
+                  f"{mark} end", lambda r: r["text"])
 
 print(f"# bridge-stock: {len(kms)} kernel log lines, {len(recs)} bridged records: "
       f"{sorted(set(r['module'] for r in recs))}")

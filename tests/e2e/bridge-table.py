@@ -16,7 +16,7 @@ import time
 
 import jsonschema
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import (CONVERSION, check, default_loglevel, finish, json_lines,  # noqa: E402
                  kmsg_records, kmsg_write, rebuild, start_monitor, load_printk_test_module, printk_test_expected, wait_for,

@@ -8,7 +8,7 @@
 # FILE:LINE: reason before anything is read; `kprint formats --pot`
 # writes a template of the formats counted that GNU msgfmt --check takes,
 # and a catalog made from it translates.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 # kprint escapes bytes above 0x7f outside a UTF-8 locale; glibc has C.UTF-8.
 export LC_ALL=C.UTF-8
@@ -64,7 +64,7 @@ check_eq "dump --catalog: four lines" "$(wc -l <"$WORK/text")" 4
 
 kprint --json dump --from "$first" --until "$last" --catalog "$WORK/de.po" >"$WORK/json"
 check "--json --catalog: the lines match schema/record.schema.json" \
-	$PY tests/unit/validate_json.py <"$WORK/json"
+	$PY tests/lib/validate_json.py <"$WORK/json"
 $PY - "$WORK/json" "$tag" >"$WORK/json.check" <<'EOF'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]

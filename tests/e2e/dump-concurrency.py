@@ -21,7 +21,7 @@ import socket
 import sys
 import threading
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import check, finish, load_test_module  # noqa: E402
 from kpnl import K  # noqa: E402

@@ -8,7 +8,7 @@ import struct
 import subprocess
 import sys
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import check, finish  # noqa: E402
 from kpnl import K, nla, nla_nest, nla_str, nla_u32, nla_u64  # noqa: E402

@@ -18,7 +18,7 @@ import sys
 import time
 import urllib.request
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import URL, check, finish, get, kmsg_write, wait_for  # noqa: E402
 

@@ -5,7 +5,7 @@
 # the ring, and in the end it has received exactly the emitted records,
 # each once and in order, with its lost-records metric at 0 because the
 # ring (16 MiB here) held them all.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 K=100	# table emissions in the burst
 

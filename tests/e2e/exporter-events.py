@@ -18,8 +18,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, "tests/e2e")
-sys.path.insert(0, "tests/unit")
+sys.path.insert(0, "tests/lib")
 from lib import (PORT, check, finish, get, load_test_module, metric,  # noqa: E402
                  reload_kprint, wait_for, write_param)
 from ssetest import Stream, split_id  # noqa: E402

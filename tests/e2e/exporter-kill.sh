@@ -4,7 +4,7 @@
 # again: the in-kernel BPF counts (pinned maps and links) neither stop nor
 # restart nor double: after the restart each table format has been counted
 # exactly once per emission, and there is still exactly one link per hook.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 PIN=/sys/fs/bpf/kprint
 K=40

@@ -10,7 +10,7 @@
 # counters and the module's counters, /records, a resync from the ring after
 # its socket overran (a dump, which the kernel checks against the caller's
 # capabilities), and following kprint.ko through a reload.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 SYS_ADMIN=0000000000200000	# 1 << CAP_SYS_ADMIN (21)
 K=40	# table emissions in the burst

@@ -4,7 +4,7 @@
 # /records matches the schema, filters return exactly the matching subset
 # and paging with after= loses and repeats nothing; bad queries get a 400
 # with a JSON reason and the daemon keeps serving; 404, 405, shutdown.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 load_test_module
 
@@ -147,7 +147,7 @@ check_eq "/records?after=$((first - 1))&limit=1000 is 200" \
 	"$(get "/records?after=$((first - 1))&limit=1000")" 200
 cp "$WORK/body" "$WORK/all.json"
 check "/records elements match schema/record.schema.json" \
-	$PY tests/unit/validate_json.py --array <"$WORK/all.json"
+	$PY tests/lib/validate_json.py --array <"$WORK/all.json"
 check "/records has the table's records, in order, none twice" $PY -c '
 import json, sys
 first, n = int(sys.argv[2]), int(sys.argv[3])
@@ -227,7 +227,7 @@ check_eq "/ is 200" "$(get /)" 200
 check "/ links /metrics" grep -q 'href="/metrics"' "$WORK/body"
 check_eq "/formats is 200" "$(get /formats)" 200
 check "/formats elements match schema/formats.schema.json" \
-	$PY tests/unit/validate_json.py --array --schema schema/formats.schema.json <"$WORK/body"
+	$PY tests/lib/validate_json.py --array --schema schema/formats.schema.json <"$WORK/body"
 check "/formats counts kprint_test ipv4 %pI4 $K times" $PY -c '
 import json, sys
 arr = json.load(open(sys.argv[1]))

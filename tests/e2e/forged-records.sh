@@ -4,13 +4,13 @@
 # another process is rejected and counted, never shown.  The forgery is a
 # well-formed KPRINT_CMD_RECORD_NTF datagram, family id and all, claiming
 # the very sequence number the kernel will give its next record, sent from
-# a raw AF_NETLINK socket (tests/e2e/kpnl.py's, independent of libkpc) to
+# a raw AF_NETLINK socket (tests/lib/kpnl.py's, independent of libkpc) to
 # the port id that /proc/net/netlink lists for the exporter's socket.  The
 # kernel stamps the sender's port id on it, the exporter drops whatever
 # does not come from port 0: its text never reaches /records,
 # kprint_exporter_forged_datagrams_total grows by exactly the number sent,
 # and the real record with that sequence number still arrives.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 N=5	# forged datagrams
 TOKEN=forged-$$-$RANDOM
@@ -54,7 +54,7 @@ next=$(stat next_seq)
 # N forgeries of the record the kernel would send next.
 $PY - "$portid" "$next" "$N" "$TOKEN" <<'PY'
 import os, socket, struct, sys, time
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 from kpnl import Genl, K, nla, nla_nest, nla_str, nla_u32, nla_u64, fnv1a64
 
 portid, seq, n, token = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The kprint family as the genetlink controller shows it: name, version,
 # operations with their capabilities and policies, the records group.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 out=$(genl ctrl get name kprint)
 echo "$out" | sed 's/^/# /'
@@ -11,7 +11,7 @@ check "genl ctrl lists the records multicast group" grep -qE 'name: records' <<<
 
 $PY - <<'PY'
 import sys
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl
 K = kpnl.K
 GENL_ADMIN_PERM, CAP_DO, CAP_DUMP, CAP_HASPOL = 0x01, 0x02, 0x04, 0x08

@@ -12,7 +12,7 @@
 # 0x1f byte for byte.  markers=0, switched at run time: no 0x1f.  A saved
 # /dev/kmsg and a saved dmesg translate to German with `kprint translate
 # --catalog`.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 export LC_ALL=C.UTF-8
 tag=mk$$

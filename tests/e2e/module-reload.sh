@@ -7,7 +7,7 @@
 # even when records are emitted before they re-joined; the exporter keeps
 # serving throughout, says so in /healthz and /metrics, and the BPF counts
 # go on across the reload.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 K1=20	# table emissions right before the unload
 K2=3	# table emissions right after the load
@@ -80,7 +80,7 @@ print(("ok" if seqs == list(range(first, nxt)) else "not ok") +
       f" - then every record of the new instance {first}..{nxt - 1}, once (got {len(seqs)})")
 PY
 check "every monitor line matches schema/record.schema.json" \
-	$PY tests/unit/validate_json.py <"$WORK/monitor.json"
+	$PY tests/lib/validate_json.py <"$WORK/monitor.json"
 
 check_eq "/healthz is 200 again" "$(get /healthz)" 200
 check_eq "/records answers" "$(get '/records?limit=1000')" 200

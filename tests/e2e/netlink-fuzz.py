@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import check, finish, reload_kprint, sized  # noqa: E402
 from kpnl import K, nla  # noqa: E402

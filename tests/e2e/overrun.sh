@@ -5,7 +5,7 @@
 # large enough it still gets every record exactly once; with a ring too
 # small, what it got plus what it was told it lost is exactly what was
 # emitted.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 # overrun_run NAME N: a stopped monitor with a 4 KiB receive buffer while N
 # records flood, then let it catch up.

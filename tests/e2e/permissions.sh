@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Reading records needs what reading the kernel log needs, subscribing needs
 # CAP_SYS_ADMIN, emitting needs CAP_NET_ADMIN; a user namespace gets nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -36,7 +36,7 @@ check_fails_with "CAP_SYSLOG alone may not emit" \
 # Raw sockets, so that no client-side check can hide a kernel that says yes.
 nobody $PY - <<'PY'
 import errno, sys
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl
 g = kpnl.Genl()
 def refused(what, fn):

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import (DEBUGFS, PORT, check, finish, get, json_lines, kmsg_records,  # noqa: E402
                  kmsg_write, metric, rebuild, start_monitor, wait_for, wait_subscribers)

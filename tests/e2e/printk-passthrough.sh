@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The text of a record also reaches the normal kernel log, at its level,
 # unless the printk module parameter turns that off.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 param=/sys/module/kprint/parameters/printk
 kprint emit --level warning "passthrough on %s" "$$" >/dev/null || not_ok "emit"

@@ -7,7 +7,7 @@
 # storage on, its exemplar API returns the test format's newest record, by
 # a seq the exporter's /records knows (only an OpenMetrics scrape carries
 # exemplars).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 EXPORTER=127.0.0.1:$PORT
 PROM=127.0.0.1:9090

@@ -11,7 +11,7 @@ in sequence order, across CPUs."""
 import re
 import sys
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from lib import check, finish, load_test_module, sized, write_param  # noqa: E402
 

@@ -13,12 +13,12 @@ import time
 
 import jsonschema
 
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
-from lib import TEST_PARAMS as PARAMS, check, finish, load_test_module, rebuild, write_param  # noqa: E402
+from lib import (TEST_PARAMS as PARAMS, check, finish, kmsg_records, load_test_module,  # noqa: E402
+                 rebuild, wait_subscribers, write_param)
 
 TABLE = "kernel/test/kprint_test_table.h"
-
 
 
 # index: (level, class, format, args); None args = checked by pattern below.
@@ -77,40 +77,6 @@ PATTERNS = {
 LONG_ARG = "".join(chr(ord("a") + i % 26) for i in range(300))
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
 
-
-
-def kmsg_lines():
-    """The kernel log via /dev/kmsg, its \\xNN escapes undone."""
-    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
-    lines = []
-    try:
-        while True:
-            try:
-                raw = os.read(fd, 8192)
-            except BlockingIOError:
-                break
-            except BrokenPipeError:
-                continue
-            text = raw.split(b";", 1)[1].split(b"\n", 1)[0]
-            text = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), text)
-            lines.append(text.decode("utf-8", "replace"))
-    finally:
-        os.close(fd)
-    return lines
-
-
-def wait_subscribed(group_id, count):
-    bit = 1 << (group_id - 1)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with open("/proc/net/netlink") as f:
-            rows = [line.split() for line in f.readlines()[1:]]
-        if sum(1 for r in rows if r[1] == "16" and int(r[3], 16) & bit) >= count:
-            return True
-        time.sleep(0.01)
-    return False
-
-
 load_test_module()
 size = int(open(f"{PARAMS}/table_size").read())
 check(f"the test table has the {len(EXPECTED)} entries this test knows", size == len(EXPECTED),
@@ -118,8 +84,8 @@ check(f"the test table has the {len(EXPECTED)} entries this test knows", size ==
 
 write_param("reference", 1)
 refs = {}
-for line in kmsg_lines():
-    m = re.match(r"kprint_test ref (\d+): (.*)$", line, re.S)
+for km in kmsg_records():
+    m = re.match(r"kprint_test ref (\d+): (.*)$", km["text"], re.S)
     if m:
         refs[int(m.group(1))] = m.group(2)
 
@@ -132,7 +98,7 @@ start = genl.stats()["next_seq"]
 monitor = subprocess.Popen(["kprint", "monitor", "--json", "--from", str(start),
                             "--count", str(size)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-check("kprint monitor joined the records group", wait_subscribed(genl.groups["records"], 1))
+check("kprint monitor joined the records group", wait_subscribers(genl.groups["records"], 1))
 t0_mono, t0_real = time.monotonic_ns(), time.time_ns()
 write_param("emit", 1)
 t1_mono, t1_real = time.monotonic_ns(), time.time_ns()

@@ -6,7 +6,7 @@
 # each life: both see every record exactly once and every unload and
 # load, the exporter counts every reload, the BPF hook every record, and
 # nobody is restarted.  (The console is scanned for splats by tests/vm/suite.)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 CYCLES=${KPRINT_RELOAD_CYCLES:-$(sized 20 500)}
 FMT="kprint reload cycle %d"

@@ -3,7 +3,7 @@
 # A small ring flooded far past its size: the oldest records are overwritten
 # and counted, sequence numbers stay contiguous, and a dump that asks for
 # overwritten records reports exactly how many it lost.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 reload_kprint ring_size=65536 printk=0 ||
 	{ not_ok "reload kprint with a 64 KiB ring"; finish; }

@@ -11,7 +11,7 @@
 # KPRINT_SUSTAINED_SECONDS (default 5 in make check, 120 in make soak) set
 # the load; tests/load/knee.sh
 # runs this at rising rates to find the highest one that holds.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 RATE=${KPRINT_SUSTAINED_RATE:-2000}
 SECONDS_=${KPRINT_SUSTAINED_SECONDS:-$(sized 5 120)}

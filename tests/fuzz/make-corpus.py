@@ -16,7 +16,7 @@ the interesting paths instead of having to guess netlink framing:
    controls, C1, valid and ill-formed UTF-8.
  - fuzz_catalog: PO files (comments, escapes, continued strings, positional,
    fuzzy, msgctxt, plurals, a mismatch of each kind) and msgid/msgstr pairs.
- - fuzz_webconfig: web configs as tests/unit/exporter-web.py writes them.
+ - fuzz_webconfig: web configs as tests/host/exporter-web.py writes them.
 """
 import os
 import re
@@ -278,7 +278,7 @@ def catalog_seeds():
 
 
 def webconfig_seeds():
-    """Web configs as tests/unit/exporter-web.py writes them; the PEM names
+    """Web configs as tests/host/exporter-web.py writes them; the PEM names
     are those fuzz_webconfig.c serves from memory."""
     h = "$2y$04$" + "a" * 53
     tls = "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n"

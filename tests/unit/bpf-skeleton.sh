@@ -5,7 +5,7 @@
 # tests/e2e/bpf-object.sh loads on every guest kernel: one object, CO-RE,
 # for every kernel.  A host test: the files are the same on every kernel.
 cd "$(dirname "$0")/../.." || exit 1
-. tests/tap.sh
+. tests/lib/tap.sh
 
 OBJ=.output/bpf/kprint_counter.bpf.o
 SKEL=.output/bpf/kprint_counter.skel.h

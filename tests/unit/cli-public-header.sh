@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 own=" $(cd exporter/cli && ls -- *.h | tr '\n' ' ')"
 public=" kpc.h $(sed -n 's/^#include "\(kpc_[a-z_]*\.h\)"$/\1/p' exporter/lib/kpc.h | tr '\n' ' ')"

@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import EXPORTER, REPO, Tap  # noqa: E402
 
 t = Tap()

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 if ! files=$(python3 schema/gen.py --list) || [ -z "$files" ]; then
 	not_ok "schema/gen.py lists the files it generates"

@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 pages=(docs/kprint.1 docs/kprint_exporter.8 docs/kprint.7)
 for page in "${pages[@]}"; do

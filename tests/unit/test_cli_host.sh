@@ -2,11 +2,12 @@
 # The kprint CLI on a host: help, version, usage errors and their exit
 # status, --catalog's checks (made before the kernel is asked), and a
 # clear message when the kprint module is not loaded.
-# Run by `make -C exporter test` (KPRINT is the binary); not executable on
+# Run by `make -C exporter test` (KPRINT is the binary), which tests/run
+# runs as `make -C exporter test TESTS=test_cli_host`; not executable on
 # purpose, so tests/run does not also run it without KPRINT.
 
 KPRINT=${KPRINT:-$(dirname "$0")/../../.output/bin/kprint}
-. "$(dirname "$0")/../tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 
 # expect WHAT STATUS PATTERN ARGS...: kprint ARGS exits STATUS, says PATTERN.
 expect() {

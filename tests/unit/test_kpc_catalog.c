@@ -362,6 +362,17 @@ static int msgfmt(const char *flags, const char *path)
 	return system(cmd);
 }
 
+/* fd, the file at path, holds HEADER and the one entry id -> str; on an error the check fails. */
+static int rewrite_po(int fd, const char *path, const char *id, const char *str)
+{
+	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) ||
+	    dprintf(fd, "%smsgid \"%s\"\nmsgstr \"%s\"\n", HEADER, id, str) < 0) {
+		tap_ok(0, "write a PO to %s", path);
+		return -1;
+	}
+	return 0;
+}
+
 static void test_pot(void)
 {
 	static const char *const formats[] = {
@@ -417,20 +428,12 @@ static void test_pot(void)
 	tap_ok(msgfmt("--check", path) == 0, "GNU msgfmt --check takes the POT");
 
 	/* msgfmt is laxer: what it takes and we refuse, the reason for our own checker. */
-	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) ||
-	    dprintf(fd, "%smsgid \"from %%pI4 pad %%*d\"\nmsgstr \"von %%pI6 %%d %%d\"\n",
-		    HEADER) < 0) {
-		tap_ok(0, "write a PO to %s", path);
+	if (rewrite_po(fd, path, "from %pI4 pad %*d", "von %pI6 %d %d"))
 		goto out;
-	}
 	tap_ok(msgfmt("--check-format", path) == 0,
 	       "msgfmt --check-format takes %%pI4 as %%pI6 and %%*d as %%d %%d, which we refuse");
-	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) ||
-	    dprintf(fd, "%smsgid \"%%s: port %%d pad %%*d\"\nmsgstr \"%%4$*3$d %%2$d %%1$s\"\n",
-		    HEADER) < 0) {
-		tap_ok(0, "write a PO to %s", path);
+	if (rewrite_po(fd, path, "%s: port %d pad %*d", "%4$*3$d %2$d %1$s"))
 		goto out;
-	}
 	tap_ok(msgfmt("--check", path) == 0,
 	       "msgfmt --check takes our positional %%4$*3$d for %%*d (POSIX numbering)");
 out:

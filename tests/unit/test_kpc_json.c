@@ -4,7 +4,7 @@
  * "replace" decoding gives), the record writer writes byte for byte what
  * json-c would (a json-c oracle), every line parses back with json-c, and the
  * lines validate against schema/record.schema.json with python3-jsonschema
- * (tests/unit/validate_json.py), which must also reject broken ones; the
+ * (tests/lib/validate_json.py), which must also reject broken ones; the
  * same for per-format counts and schema/formats.schema.json.
  */
 #include <errno.h>
@@ -171,24 +171,15 @@ static struct json_object *oracle_record(const struct kpc_record *rec)
 /* The line kpc_json_print() writes for obj; caller frees. */
 static char *print_line(struct json_object *obj)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	kpc_json_print(f, obj);
-	fclose(f);
-	return buf;
+	return tap_capture(f, kpc_json_print(f, obj));
 }
 
 /* The line kpc_json_record_print() writes for rec; caller frees. */
 static char *record_print_line(const struct kpc_record *rec)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int err = kpc_json_record_print(f, rec);
+	int err;
+	char *buf = tap_capture(f, err = kpc_json_record_print(f, rec));
 
-	fclose(f);
 	if (err) {
 		free(buf);
 		return NULL;
@@ -580,12 +571,9 @@ static void test_format_count(void)
 /* The line kpc_json_print_put() writes for obj, which it releases. */
 static char *print_put_line(struct json_object *obj)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int err = kpc_json_print_put(f, obj);
+	int err;
+	char *buf = tap_capture(f, err = kpc_json_print_put(f, obj));
 
-	fclose(f);
 	if (err) {
 		free(buf);
 		return NULL;

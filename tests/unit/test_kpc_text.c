@@ -12,13 +12,7 @@
 /* Run kpc_text_escape() into a string; caller frees. */
 static char *escaped(const char *s, bool utf8)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	kpc_text_escape(f, s, utf8);
-	fclose(f);
-	return buf;
+	return tap_capture(f, kpc_text_escape(f, s, utf8));
 }
 
 static void check_escape(const char *in, bool utf8, const char *want,
@@ -127,13 +121,37 @@ static void test_escape(void)
 
 static char *line(const struct kpc_text_opts *o, const struct kpc_record *rec)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	return tap_capture(f, kpc_text_print(f, o, rec));
+}
 
-	kpc_text_print(f, o, rec);
-	fclose(f);
-	return buf;
+/* The check that rec's line, as o prints it, is want. */
+static void line_is(const struct kpc_text_opts *o, const struct kpc_record *rec,
+		    const char *want, const char *what)
+{
+	char *got = line(o, rec);
+
+	tap_ok(!strcmp(got, want), "%s", what);
+	free(got);
+}
+
+/* The check that rec's line, as o prints it, holds want. */
+static void line_has(const struct kpc_text_opts *o, const struct kpc_record *rec,
+		     const char *want, const char *what)
+{
+	char *got = line(o, rec);
+
+	tap_ok(strstr(got, want) != NULL, "%s", what);
+	free(got);
+}
+
+/* The check that rec's line holds want and no escape byte: what it shows is escaped. */
+static void line_escaped(const struct kpc_text_opts *o, const struct kpc_record *rec,
+			 const char *want, const char *what)
+{
+	char *got = line(o, rec);
+
+	tap_ok(!strchr(got, '\033') && strstr(got, want), "%s", what);
+	free(got);
 }
 
 static void test_line(void)
@@ -148,35 +166,27 @@ static void test_line(void)
 	char *got;
 
 	kpc_text_init(&o, false, true);
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "[   12.345678] err    usb-storage: cheesy flash drive detected at 12\n"),
-	       "text line: [seconds.micros] level subsystem: text, the text's newline dropped");
-	free(got);
+	line_is(&o, &rec, "[   12.345678] err    usb-storage: cheesy flash drive detected at 12\n",
+		"text line: [seconds.micros] level subsystem: text, the text's newline dropped");
 
 	rec.subsystem = "";
 	rec.level = KPRINT_LEVEL_NOTICE;
 	rec.ts_mono_ns = 123456789012345ULL;
 	rec.text = "no subsystem";
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "[123456.789012] notice no subsystem\n"),
-	       "text line without a subsystem");
-	free(got);
+	line_is(&o, &rec, "[123456.789012] notice no subsystem\n",
+		"text line without a subsystem");
 
 	rec.subsystem = "evil\033[2J";
 	rec.text = "two\nlines\033[31m";
-	got = line(&o, &rec);
-	tap_ok(!strchr(got, '\033') && strstr(got, "evil\\x1b[2J: two\\x0alines\\x1b[31m"),
-	       "subsystem and text are escaped in the line");
-	free(got);
+	line_escaped(&o, &rec, "evil\\x1b[2J: two\\x0alines\\x1b[31m",
+		     "subsystem and text are escaped in the line");
 
 	/* printk("xxx%cyyy\n", '\0'): the NUL shown as /dev/kmsg shows it. */
 	rec.subsystem = "";
 	rec.text = "xxx\0yyy\n";
 	rec.text_len = 8;
-	got = line(&o, &rec);
-	tap_ok(strstr(got, " notice xxx\\x00yyy\n") != NULL,
-	       "a NUL in the text is \\x00, the bytes after it kept, the newline dropped");
-	free(got);
+	line_has(&o, &rec, " notice xxx\\x00yyy\n",
+		 "a NUL in the text is \\x00, the bytes after it kept, the newline dropped");
 	rec.text_len = 0;
 	rec.subsystem = "evil\033[2J";
 
@@ -184,11 +194,9 @@ static void test_line(void)
 	rec.level = KPRINT_LEVEL_ERR;
 	rec.subsystem = "usb";
 	rec.text = "boom";
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "\033[32m[123456.789012]\033[0m \033[31merr   \033[0m "
-			    "\033[36musb\033[0m: \033[31mboom\033[0m\n"),
-	       "colored line: green time, level color on level and text, cyan subsystem");
-	free(got);
+	line_is(&o, &rec, "\033[32m[123456.789012]\033[0m \033[31merr   \033[0m "
+		"\033[36musb\033[0m: \033[31mboom\033[0m\n",
+		"colored line: green time, level color on level and text, cyan subsystem");
 
 	rec.level = KPRINT_LEVEL_INFO;
 	got = line(&o, &rec);
@@ -208,77 +216,56 @@ static void test_printk_line(void)
 		.source = KPRINT_SOURCE_PRINTK,
 	};
 	struct kpc_text_opts o;
-	char *got;
 
 	kpc_text_init(&o, false, true);
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "[    3.141592] info   [printk] Freeing unused kernel memory: 2048K\n"),
-	       "a printk record: [printk] where the subsystem would be");
-	free(got);
+	line_is(&o, &rec, "[    3.141592] info   [printk] Freeing unused kernel memory: 2048K\n",
+		"a printk record: [printk] where the subsystem would be");
 
 	rec.level = KPRINT_LEVEL_ERR;
 	rec.subsystem = "pci";
 	rec.device = "+pci:0000:00:19.0";
 	rec.text = "e1000e 0000:00:19.0: link down";
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "[    3.141592] err    [printk +pci:0000:00:19.0] "
-			    "e1000e 0000:00:19.0: link down\n"),
-	       "a dev_err(): the device, the subsystem left out when the device names it");
-	free(got);
+	line_is(&o, &rec, "[    3.141592] err    [printk +pci:0000:00:19.0] "
+		"e1000e 0000:00:19.0: link down\n",
+		"a dev_err(): the device, the subsystem left out when the device names it");
 
 	rec.subsystem = "block";
 	rec.device = "b8:0";
 	rec.text = "sd 0:0:0:0: [sda] Attached SCSI disk";
-	got = line(&o, &rec);
-	tap_ok(strstr(got, "] err    [printk block b8:0] sd 0:0:0:0: [sda] Attached") != NULL,
-	       "a block device: subsystem and device");
-	free(got);
+	line_has(&o, &rec, "] err    [printk block b8:0] sd 0:0:0:0: [sda] Attached",
+		 "a block device: subsystem and device");
 
 	rec.subsystem = "plat\033[2J";
 	rec.device = "+plat\033[2J:x\ny";
-	got = line(&o, &rec);
-	tap_ok(!strchr(got, '\033') && strstr(got, "[printk +plat\\x1b[2J:x\\x0ay] "),
-	       "subsystem and device are escaped like the text");
-	free(got);
+	line_escaped(&o, &rec, "[printk +plat\\x1b[2J:x\\x0ay] ",
+		     "subsystem and device are escaped like the text");
 
 	rec.subsystem = "";
 	rec.device = "";
 	rec.flags = KPRINT_RECORD_F_BACKLOG;
 	rec.level = KPRINT_LEVEL_NOTICE;
 	rec.text = "Linux version 6.1.0-18-amd64";
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "[    3.141592] notice [printk backlog] Linux version 6.1.0-18-amd64\n"),
-	       "a backlog record says so");
-	free(got);
+	line_is(&o, &rec, "[    3.141592] notice [printk backlog] Linux version 6.1.0-18-amd64\n",
+		"a backlog record says so");
 
 	rec.flags = KPRINT_RECORD_F_CONT;
 	rec.continues = 4711;
 	rec.text = " done.";
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "[    3.141592] notice [printk cont 4711]  done.\n"),
-	       "a pr_cont() fragment names the record whose line it continues");
-	free(got);
+	line_is(&o, &rec, "[    3.141592] notice [printk cont 4711]  done.\n",
+		"a pr_cont() fragment names the record whose line it continues");
 
 	kpc_text_init(&o, true, true);
 	rec.flags = 0;
 	rec.level = KPRINT_LEVEL_ERR;
 	rec.text = "boom";
-	got = line(&o, &rec);
-	tap_ok(!strcmp(got, "\033[32m[    3.141592]\033[0m \033[31merr   \033[0m "
-			    "\033[36m[printk]\033[0m \033[31mboom\033[0m\n"),
-	       "colored: the brackets cyan, like a subsystem");
-	free(got);
+	line_is(&o, &rec, "\033[32m[    3.141592]\033[0m \033[31merr   \033[0m "
+		"\033[36m[printk]\033[0m \033[31mboom\033[0m\n",
+		"colored: the brackets cyan, like a subsystem");
 }
 
 static char *stats_text(const struct kpc_stats *st)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	kpc_text_stats(f, st);
-	fclose(f);
-	return buf;
+	return tap_capture(f, kpc_text_stats(f, st));
 }
 
 static void test_stats(void)

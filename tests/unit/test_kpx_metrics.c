@@ -147,13 +147,7 @@ static void test_page(enum kpx_expo_format format)
 
 static char *bridge_page(const struct kpc_stats *st)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	kpx_metrics_bridge(f, st);
-	fclose(f);
-	return buf;
+	return tap_capture(f, kpx_metrics_bridge(f, st));
 }
 
 /* promtool's verdict on a page: 1 passed, 0 failed, -1 no promtool here. */
@@ -223,7 +217,7 @@ static void test_bridge(void)
 	free(page);
 }
 
-/* Accept -> the exposition; tests/unit/exporter-openmetrics.py has the rest over HTTP. */
+/* Accept -> the exposition; tests/host/exporter-openmetrics.py has the rest over HTTP. */
 static void test_negotiate(void)
 {
 	static const struct {

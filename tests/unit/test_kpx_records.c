@@ -160,13 +160,7 @@ static void test_params(void)
 
 static char *render(void (*fn)(FILE *, void *), void *arg)
 {
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-
-	fn(f, arg);
-	fclose(f);
-	return buf;
+	return tap_capture(f, fn(f, arg));
 }
 
 static void esc(FILE *f, void *arg)

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kprint_exporter --journal in the installed unit, sourced by
-# tests/unit/vm-systemd.sh's guest half (its check, busywait, stage and
-# tests/e2e/lib.sh's scrape), in the same guest, after the unit's own
+# tests/e2e/own-guest/vm-systemd.sh's guest half (its check, busywait, stage and
+# tests/lib/lib.sh's scrape), in the same guest, after the unit's own
 # checks and before the purge (docs/journal.md says what is checked):
 #
 #   - ARGS="--journal": the unit writes into its journal namespace "kprint"
@@ -25,7 +25,7 @@
 #     counters 0, and the ingest ones.
 
 # The MESSAGE_ID of format and module, derived apart from libkpc.
-message_id() { python3 tests/unit/message_id.py "$1" "$2"; }
+message_id() { python3 tests/lib/message_id.py "$1" "$2"; }
 
 # jcount ARGS...: entries of the namespace kprint matching ARGS.
 jcount() { journalctl --namespace kprint -q --no-pager -o cat "$@" 2>/dev/null | wc -l; }

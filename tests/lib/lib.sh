@@ -3,13 +3,13 @@
 # Helpers for the end-to-end tests, which run as root inside the guest
 # (tests/vm/run, tests/vm/suite) from the checkout's root.  Each check
 # prints one TAP-style line, "ok - what" or "not ok - what"; finish exits
-# non-zero on a failure.  tests/e2e/lib.py is the Python counterpart.
+# non-zero on a failure.  tests/lib/lib.py is the Python counterpart.
 #
 # Every process start costs tens of milliseconds in the emulated guest
 # (a Python start, most of a second), so what runs often here is shell.
 
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # What kprint.ko was loaded with for this test (tests/vm/suite), for the
 # tests that load it again themselves.
 KPRINT_MODPARAMS=${KPRINT_MODPARAMS-${KPRINT_VM_MODPARAMS:-}}

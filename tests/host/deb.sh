@@ -11,13 +11,13 @@
 # its system call filter lets through every call kprint_exporter --replay
 # makes (under strace); and DKMS itself builds kprint.ko from the package
 # for every kernel of this machine with headers (scripts/dkms-tarball,
-# about 30 s), leaving the DKMS tarball that tests/unit/vm-systemd.sh
+# about 30 s), leaving the DKMS tarball that tests/e2e/own-guest/vm-systemd.sh
 # installs in a guest.  It always builds afresh, so a broken debian/
 # cannot pass on an old build.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 MAX_SCORE=2.5
 out=.output/deb
@@ -201,7 +201,7 @@ check_eq "systemd-analyze verify: no message on the unit" "$verify" ""
 # The kernel side (bpf, perf_event_open, netlink) needs a guest.
 python3 - "$tmp/kpxtest.jsonl" <<'PY'
 import json, sys
-sys.path.insert(0, "tests/unit")
+sys.path.insert(0, "tests/lib")
 import kpxtest
 with open(sys.argv[1], "w") as f:
     for seq in range(1, 4):
@@ -268,7 +268,7 @@ fi
 # DKMS itself builds kprint.ko from the package for every kernel here
 # (scripts/dkms-tarball, in a mount namespace of its own: this machine's
 # DKMS tree is not touched), CLEAN included, and writes the tarball that
-# tests/unit/vm-systemd.sh installs in a guest.
+# tests/e2e/own-guest/vm-systemd.sh installs in a guest.
 kvers=$(for b in /lib/modules/*/build; do [ -e "$b/Makefile" ] && basename "${b%/build}"; done)
 tarball=$out/kprint-$version.dkms.tar.gz
 rm -f "$tarball"

@@ -6,10 +6,12 @@ No kernel is needed: `kprint_exporter --replay FILE` serves the records of
 FILE instead of subscribing.  Every wait has a deadline; nothing sleeps to
 let something happen.
 """
+import atexit
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -76,11 +78,11 @@ def record(seq, fmt, level="info", cls="none", subsystem="", module="m",
 
 
 def validate(objs, array=True):
-    """(passed, what tests/unit/validate_json.py said) for JSON values
+    """(passed, what tests/lib/validate_json.py said) for JSON values
     against schema/record.schema.json: one array (an HTTP answer), or
     lines."""
     data = objs if isinstance(objs, bytes) else json.dumps(objs).encode()
-    p = subprocess.run([sys.executable, os.path.join(REPO, "tests/unit/validate_json.py")] +
+    p = subprocess.run([sys.executable, os.path.join(REPO, "tests/lib/validate_json.py")] +
                        (["--array"] if array else []), input=data,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     return p.returncode == 0, p.stdout.decode("utf-8", "replace").strip()
@@ -95,17 +97,25 @@ def line(rec, raw=None):
     return out + b"\n"
 
 
+def temp_replay(prefix, records):
+    """A replay file of records in a folder of its own, both removed when
+    the test exits: its path."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    path = os.path.join(work, "r.jsonl")
+    with open(path, "wb") as f:
+        for rec in records:
+            f.write(line(rec))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    return path
+
 
 def bulky_replay(prefix, n, size):
     """A temporary replay file of n records, each with a text and an
-    argument of size bytes, for tests that need large answers; returns
-    its path (remove it and its folder with os.unlink, os.rmdir)."""
-    path = os.path.join(tempfile.mkdtemp(prefix=prefix), "r.jsonl")
-    with open(path, "wb") as f:
-        for seq in range(1, n + 1):
-            f.write(line(record(seq, "record %d of many: %s", args=[str(seq), "x" * size],
-                                text="record %d of many: %s" % (seq, "x" * size))))
-    return path
+    argument of size bytes, for tests that need large answers: its path."""
+    return temp_replay(prefix, (record(seq, "record %d of many: %s", args=[str(seq), "x" * size],
+                                       text="record %d of many: %s" % (seq, "x" * size))
+                                for seq in range(1, n + 1)))
+
 
 class Exporter:
     """kprint_exporter --replay PATH on 127.0.0.1, a free port."""
@@ -149,15 +159,22 @@ class Exporter:
             c.close()
 
     def stop(self, deadline=20):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(deadline)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.reader.join(deadline)
-        return self.proc.returncode
+        return stop_process(self.proc, self.reader, deadline=deadline)
+
+
+def stop_process(proc, reader, sig=signal.SIGTERM, deadline=20):
+    """Stop proc with sig, killed if it has not exited after deadline
+    seconds, and join reader, the thread that drains its output: its exit
+    status (tests/bench/guest.py stops its programs so too)."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(deadline)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    reader.join(deadline)
+    return proc.returncode
 
 
 def run_replay(path, *args, deadline=20):
@@ -211,6 +228,30 @@ def connect_from(src, port, timeout=10):
     return s
 
 
+def read_until(sock, enough=None, buf=b""):
+    """Read from sock onto buf until enough(buf) holds or the peer closes
+    (enough None: until it closes): (buf, the OSError that ended the
+    reading, or None)."""
+    try:
+        while enough is None or not enough(buf):
+            got = sock.recv(4096)
+            if not got:
+                break
+            buf += got
+    except OSError as e:
+        return buf, e
+    return buf, None
+
+
+def send_and_read(sock, data, enough=None):
+    """Send data, then read_until(sock, enough)."""
+    try:
+        sock.sendall(data)
+    except OSError as e:
+        return b"", e
+    return read_until(sock, enough)
+
+
 def free_port():
     """A TCP port on 127.0.0.1 free now (another program may take it before use)."""
     s = socket.socket()
@@ -221,7 +262,7 @@ def free_port():
 
 
 class AgentGuest:
-    """A guest (tests/vm/run) running tests/unit/pageagent.py: its
+    """A guest (tests/vm/run) running tests/lib/pageagent.py: its
     kprint_exporter forwarded to 127.0.0.1:self.web, its agent (/emit,
     /stop) to 127.0.0.1:self.agent.  For the host tests that boot one
     ("# kprint-test: boots a guest")."""
@@ -236,7 +277,7 @@ class AgentGuest:
             self.vm = subprocess.Popen(
                 ["tests/vm/run", "--timeout", str(boot_timeout + 300),
                  "--forward", "%d:9464" % self.web, "--forward", "%d:9465" % self.agent,
-                 "--", "/usr/bin/python3", "tests/unit/pageagent.py"],
+                 "--", "/usr/bin/python3", "tests/lib/pageagent.py"],
                 cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
             log.close()
             try:                # a port taken makes QEMU exit at once

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The journal MESSAGE_ID of a kprint format of a module, derived apart from
 libkpc's kpc_message_id() as docs/journal.md writes it, for the tests that
-check the C against it: python3 tests/unit/message_id.py FORMAT MODULE.
-Not executable on purpose: a helper, not a test of tests/run."""
+check the C against it: python3 tests/lib/message_id.py FORMAT MODULE.
+A helper of the tests, not a test."""
 import sys
 
 

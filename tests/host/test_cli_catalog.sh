@@ -4,11 +4,12 @@
 # root of this test's own) and lists with the MESSAGE_IDs derived here
 # again in Python (docs/journal.md's), one per module of a "#:" line, in
 # English and in each catalog's language; and its refusals.
-# Run by `make -C exporter test` (KPRINT is the binary); not executable on
+# Run by `make -C exporter test TESTS=test_cli_catalog` (KPRINT is the
+# binary), as tests/run runs it; not executable on
 # purpose, as test_cli_host.sh.
 
 KPRINT=${KPRINT:-$(dirname "$0")/../../.output/bin/kprint}
-. "$(dirname "$0")/../tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,7 +35,7 @@ msgstr "$2: kein Modul %d"
 EOF2
 }
 
-message_id() { python3 "$(dirname "$0")/message_id.py" "$1" "$2"; }
+message_id() { python3 "$(dirname "$0")/../lib/message_id.py" "$1" "$2"; }
 
 po "$tmp/de.po" de
 po "$tmp/fr.po" fr

@@ -9,11 +9,11 @@
 # may fail, for that splat; the guest as a whole must not fail for it
 # again.  The inner run's lines are shown as comments, so that its own
 # "ok"/"not ok" are not counted as ours.
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 
 # The e2e helpers (check, finish) serve here too: nothing in them needs
 # the guest.
-. tests/e2e/lib.sh
+. tests/lib/lib.sh
 
 log=$WORK/canary.log
 tests/run --vm --groups tests/vm/canary/groups >"$log" 2>&1

@@ -46,6 +46,20 @@ static void tap_skip(const char *fmt, ...)
 	printf(" # SKIP\n");
 }
 
+/*
+ * What the statement CALL writes to the stream it names F, as a string
+ * the caller frees: tap_capture(f, kpc_text_print(f, &o, &rec)).
+ */
+#define tap_capture(F, CALL) ({					\
+	char *tap_buf_ = NULL;					\
+	size_t tap_len_ = 0;					\
+	FILE *F = open_memstream(&tap_buf_, &tap_len_);		\
+								\
+	CALL;							\
+	fclose(F);						\
+	tap_buf_;						\
+})
+
 __attribute__((unused))
 static int tap_done(void)
 {

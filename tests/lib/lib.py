@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Helpers for the Python end-to-end tests: tests/e2e/lib.sh's counterpart.
+"""Helpers for the Python end-to-end tests: tests/lib/lib.sh's counterpart.
 
 The tests run as root inside the guest from the checkout's root, and import
-this with sys.path.insert(0, "tests/e2e").  Each check prints one TAP-style
+this with sys.path.insert(0, "tests/lib").  Each check prints one TAP-style
 line, "ok - what" or "not ok - what"; finish() exits non-zero on a failure.
 """
 import json
@@ -193,6 +193,21 @@ def kmsg_records(fd=None):
         if own:
             os.close(fd)
     return records
+
+
+def between(items, begin, end, text_of):
+    """The items after the one whose text_of() is begin, up to the one whose
+    text_of() is end: (those items, whether end came)."""
+    out, on = [], False
+    for it in items:
+        t = text_of(it)
+        if t == begin:
+            on = True
+        elif t == end:
+            return out, True
+        elif on:
+            out.append(it)
+    return out, False
 
 
 def printk_lines(recs):

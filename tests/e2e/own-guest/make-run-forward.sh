@@ -10,14 +10,14 @@
 # (and its splat check) count.  Every wait has a deadline; qemu never
 # outlives the test.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 repo=$(pwd)
 
 BOOT_TIMEOUT=300	# from start to the demo's counters on the host
 STOP_TIMEOUT=120	# from the stop file to the guest's poweroff
 VM_TIMEOUT=$((BOOT_TIMEOUT + STOP_TIMEOUT + 60))	# tests/vm/run's own bound
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 for f in kernel/kprint.ko kernel/demo/kprint_demo.ko .output/bin/kprint_exporter; do
 	[ -f "$f" ] || { not_ok "$f is built (make)"; exit 1; }

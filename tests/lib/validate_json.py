@@ -4,14 +4,13 @@ schema/record.schema.json, strictly: no duplicate keys, no NaN/Infinity,
 each line one object.  Prints nothing when all is well; otherwise says
 which line failed and why, on stderr, and exits 1.
 
-usage: kprint dump --json | python3 tests/unit/validate_json.py [--schema PATH]
-       python3 tests/unit/validate_json.py --array [--schema PATH] <FILE.json
+usage: kprint dump --json | python3 tests/lib/validate_json.py [--schema PATH]
+       python3 tests/lib/validate_json.py --array [--schema PATH] <FILE.json
 
 --array takes one JSON array (an HTTP answer such as /records or /formats)
 instead of lines, and checks each element; an empty array fails too.
 
-(Not executable on purpose: tests/run runs every executable file in
-tests/unit as a test.)
+(A helper of the tests, in tests/lib, where tests/run looks for none.)
 """
 import argparse
 import json

@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 rules=docs/fleet/kprint.rules.yml
 if out=$(promtool check rules "$rules" 2>&1); then

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The TAP-style lines every shell test prints, one definition for all of
-# them (tests/e2e/lib.sh in the guest, the host tests in tests/unit):
+# them (tests/lib/lib.sh in the guest, and the host tests):
 # "ok - what" or "not ok - what", failures counted in KPRINT_FAILS.
 # tests/run counts the lines; a test exits non-zero if any case failed
 # (tap_exit).  Sourced, never run.

@@ -7,9 +7,9 @@
 # numbers of so short a run mean nothing, so only their presence and shape
 # are checked here, never the targets (make bench measures those).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 
-. tests/tap.sh
+. tests/lib/tap.sh
 
 rm -f .output/bench/results.json .output/bench/results.md
 if tests/bench/run --smoke >.output/bench-smoke.log 2>&1; then

@@ -13,7 +13,7 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import Exporter, SERIES_LABELS, Tap, line, parse_metrics, promtool_check, record  # noqa: E402
 
 FORMATS = 10000

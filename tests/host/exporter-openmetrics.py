@@ -19,7 +19,7 @@ import tempfile
 import time
 import urllib.parse
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import (Exporter, Tap, line, parse_metrics, promtool_check,  # noqa: E402
                      record)
 from prometheus_client.openmetrics.parser import \

@@ -3,7 +3,7 @@
 # kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
 """kprint's counters across hosts (docs/fleet.md), with the real programs:
 two exporters on --replay files standing for two hosts, and one live
-exporter in a guest (tests/vm/run --forward, tests/unit/pageagent.py
+exporter in a guest (tests/vm/run --forward, tests/lib/pageagent.py
 emitting records there), scraped by a real Prometheus (OpenMetrics
 negotiated, --enable-feature=exemplar-storage, docs/fleet/kprint.rules.yml
 loaded) that remote_writes into Debian's victoria-metrics.
@@ -29,7 +29,7 @@ import time
 import urllib.parse
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
 from prometheus_client.openmetrics.parser import \
     text_string_to_metric_families  # noqa: E402
 from kpxtest import (REPO, AgentGuest, Exporter, Tap, fnv1a64, free_port, line,  # noqa: E402

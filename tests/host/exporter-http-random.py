@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import Exporter, Tap, line, promtool_check, record  # noqa: E402
 
 N = int(os.environ.get("KPX_RANDOM_REQUESTS", "10000"))

@@ -30,8 +30,8 @@ import urllib.parse
 import urllib.request
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Exporter, Tap, free_port, line, record, run_replay  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kpxtest import Exporter, Tap, free_port, line, record, run_replay, send_and_read  # noqa: E402
 
 # TLS 1.0 and 1.1 are asked for on purpose: that they are refused is a check.
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -229,16 +229,8 @@ try:
 
     # Plain HTTP to the TLS port: no HTTP answer.
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    reply = b""
     try:
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        while True:
-            b = s.recv(4096)
-            if not b:
-                break
-            reply += b
-    except OSError:
-        pass
+        reply, _ = send_and_read(s, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
     finally:
         s.close()
     t.ok(not reply.startswith(b"HTTP/"), "plain HTTP to the TLS port gets no HTTP page (%r)"

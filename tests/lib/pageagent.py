@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The guest's half of tests/unit/page-live.py (run there by tests/vm/run,
+"""The guest's half of tests/e2e/own-guest/page-live.py (run there by tests/vm/run,
 not a test of its own): starts kprint_exporter with its BPF counters on
 GUEST_ADDR:9464 and answers the host on GUEST_ADDR:9465, forwarded both:
 
@@ -8,7 +8,7 @@ GUEST_ADDR:9464 and answers the host on GUEST_ADDR:9465, forwarded both:
 	POST /stop  ->  the exporter stopped (SIGTERM), this script exits with
 	             its status
 
-Records are emitted with the tests' own netlink client (tests/e2e/kpnl.py)
+Records are emitted with the tests' own netlink client (tests/lib/kpnl.py)
 rather than `kprint emit`: a process start costs tens of milliseconds in
 the emulated guest, and the page's chart wants bursts of them.
 """
@@ -21,7 +21,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kpnl import Genl  # noqa: E402
 
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]

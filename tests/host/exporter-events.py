@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import EXPORTER, Exporter, Tap, line, parse_metrics, promtool_check, record, validate  # noqa: E402
 from ssetest import Stream, split_id  # noqa: E402
 

@@ -28,14 +28,14 @@
 # modules are xz-compressed), once on install and once on removal, for the
 # running kernel and the newest (6.1 and 6.12 here).  So make check
 # installs kprint alone, beside the kprint.ko tests/vm/run loads from the
-# checkout (what DKMS builds from the same sources: tests/unit/deb.sh runs
+# checkout (what DKMS builds from the same sources: tests/host/deb.sh runs
 # DKMS on the host for every kernel); KPRINT_SOAK=1 (make soak) boots
 # without a module and installs both packages: DKMS builds kprint.ko in
 # the guest for both kernels, "modprobe kprint" loads it, the unit runs on
 # it, and "dpkg --purge" unloads it and leaves no module behind.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-. tests/tap.sh
+cd "$(dirname "$0")/../../.." || exit 1
+. tests/lib/tap.sh
 
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 arch=$(dpkg --print-architecture)
@@ -46,7 +46,7 @@ PORT=9464
 # ---------------------------------------------------------------- the guest
 
 # format_count TOKEN: the BPF count of the kprint format holding TOKEN
-# (tests/e2e/lib.sh's get, scrape and metric read the rest).
+# (tests/lib/lib.sh's get, scrape and metric read the rest).
 format_count() {
 	get /metrics >/dev/null
 	awk -v tok="$1" '/^kprint_format_messages_total\{/ && index($0, tok) { n += $NF; f = 1 }
@@ -238,7 +238,7 @@ guest() {
 
 if [ "${1:-}" = --guest ]; then
 	shift
-	. tests/e2e/lib.sh
+	. tests/lib/lib.sh
 	. tests/vm/systemd/journal.sh
 	guest "$@"
 	finish
@@ -267,7 +267,7 @@ echo "# the host enables: ${enabled:-nothing}"
 timeout=${KPRINT_VM_SYSTEMD_TIMEOUT:-420} module=""
 [ "$full" = 0 ] || timeout=2400 module=--no-module
 out=$(tests/vm/run --kernel "$kver" --timeout $timeout --systemd $module -- \
-	"$(pwd)/tests/unit/vm-systemd.sh" --guest "$token" "$probe" "$full" "$enabled" 2>&1)
+	"$(pwd)/tests/e2e/own-guest/vm-systemd.sh" --guest "$token" "$probe" "$full" "$enabled" 2>&1)
 status=$?
 # The guest's own checks, as they are; the rest as comments.
 sed -E '/^(not )?ok /!s/^/# guest: /' <<<"$out"

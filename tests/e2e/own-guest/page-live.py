@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
 from kpxtest import AgentGuest, Tap  # noqa: E402
 from pagetest import REPO, Browser, By, Keys  # noqa: E402
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import (Exporter, F_BACKLOG, F_CONT, SERIES_LABELS, Tap, line,  # noqa: E402
                      parse_metrics, promtool_check, record, run_replay, validate)
 

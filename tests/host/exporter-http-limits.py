@@ -20,66 +20,51 @@ import json
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kpxtest import Exporter, Tap, connect_from, line, promtool_check, record  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kpxtest import (Exporter, Tap, connect_from, promtool_check, record,  # noqa: E402
+                     read_until, send_and_read, temp_replay)
 
 TIMEOUT_S = 10          # the idle timeout and the request deadline
 PER_IP = 64             # KPX_HTTP_PER_IP
 CONNECTIONS = 256       # KPX_HTTP_CONNECTIONS
 
 t = Tap()
-work = tempfile.mkdtemp(prefix="kpx-limits.")
-path = os.path.join(work, "r.jsonl")
-with open(path, "wb") as f:
-    for seq in range(1, 201):
-        f.write(line(record(seq, "record %d of many", args=[str(seq)])))
+path = temp_replay("kpx-limits.", (record(seq, "record %d of many", args=[str(seq)])
+                                   for seq in range(1, 201)))
 
 
 def status_of(sock, data, deadline=10.0):
     """Send data, read the answer's status line: its code, or None when
     the connection closes (or stays silent) without one."""
     sock.settimeout(deadline)
-    try:
-        sock.sendall(data)
-        buf = b""
-        while b"\r\n" not in buf:
-            got = sock.recv(4096)
-            if not got:
-                return None
-            buf += got
-        return int(buf.split(b" ", 2)[1])
-    except (socket.timeout, ConnectionError):
+    buf, e = send_and_read(sock, data, lambda b: b"\r\n" in b)
+    if e or b"\r\n" not in buf:
         return None
+    return int(buf.split(b" ", 2)[1])
 
 
 def keepalive_get(sock, path="/healthz", deadline=10.0):
     """One whole keep-alive GET on sock: its status, or None."""
     sock.settimeout(deadline)
+    buf, e = send_and_read(sock, b"GET " + path.encode() + b" HTTP/1.1\r\nHost: t\r\n\r\n",
+                           lambda b: b"\r\n\r\n" in b)
+    if e or b"\r\n\r\n" not in buf:
+        return None
+    head, rest = buf.split(b"\r\n\r\n", 1)
     try:
-        sock.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: t\r\n\r\n")
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            got = sock.recv(4096)
-            if not got:
-                return None
-            buf += got
-        head, rest = buf.split(b"\r\n\r\n", 1)
         length = 0
         for h in head.split(b"\r\n")[1:]:
             k, _, v = h.partition(b":")
             if k.strip().lower() == b"content-length":
                 length = int(v)
-        while len(rest) < length:
-            got = sock.recv(4096)
-            if not got:
-                return None
-            rest += got
+        rest, e = read_until(sock, lambda b: len(b) >= length, rest)
+        if e or len(rest) < length:
+            return None
         return int(head.split(b" ", 2)[1])
-    except (socket.timeout, ConnectionError, ValueError):
+    except ValueError:
         return None
 
 
@@ -87,15 +72,8 @@ def refused(sock, deadline=5.0):
     """Whether a connection past a limit is answered 503 with Retry-After
     and a JSON error, then closed: (bool, what came)."""
     sock.settimeout(deadline)
-    buf = b""
-    try:
-        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-        while True:
-            got = sock.recv(4096)
-            if not got:
-                break
-            buf += got
-    except (socket.timeout, ConnectionError) as e:
+    buf, e = send_and_read(sock, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+    if e:
         return False, "%r after %r" % (e, buf[:80])
     head, _, body = buf.partition(b"\r\n\r\n")
     lines = head.split(b"\r\n")
@@ -106,6 +84,19 @@ def refused(sock, deadline=5.0):
         err = None
     ok = lines[0].startswith(b"HTTP/1.1 503 ") and heads.get(b"retry-after") == b"1" and err
     return bool(ok), "%s, Retry-After %s, %r" % (lines[0][:40], heads.get(b"retry-after"), err)
+
+
+def served_again(src, port, seconds=5):
+    """Whether a new connection from src is served within seconds, once
+    the connections that held a limit have closed."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        s = connect_from(src, port)
+        status = keepalive_get(s, deadline=2)
+        s.close()
+        if status == 200:
+            return True
+    return False
 
 
 ex = Exporter(path)
@@ -192,13 +183,7 @@ try:
     t.ok(st == 200, "meanwhile 127.0.0.3 is served (%s)" % st)
     for s in held:
         s.close()
-    again = None
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 5 and again != 200:
-        s = connect_from("127.0.0.2", port)
-        again = keepalive_get(s, deadline=2)
-        s.close()
-    t.ok(again == 200, "once they close, 127.0.0.2 is served again")
+    t.ok(served_again("127.0.0.2", port), "once they close, 127.0.0.2 is served again")
 
     # 256 in all, counted for the whole exporter (not per thread of the
     # pool).  Connections the test closed just before do not count once
@@ -215,13 +200,7 @@ try:
          % (len(rest), sorted(set(w for ok, w in rest if not ok)) or rest[0][1]))
     for s in held:
         s.close()
-    again = None
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 5 and again != 200:
-        s = connect_from("127.0.0.20", port)
-        again = keepalive_get(s, deadline=2)
-        s.close()
-    t.ok(again == 200, "once they close, a new client is served")
+    t.ok(served_again("127.0.0.20", port), "once they close, a new client is served")
 
     st, _, body = ex.get("/metrics")
     passed, said = promtool_check(body)
@@ -230,6 +209,4 @@ try:
 finally:
     rc = ex.stop()
 t.ok(rc == 0, "and stops cleanly on SIGTERM (%s)" % rc)
-os.unlink(path)
-os.rmdir(work)
 t.done()
