@@ -34,7 +34,8 @@ struct kpx_expo {
  * Every metric /metrics serves, each named and explained once, in
  * kpx_metric_defs[]: the exposition writer prints HELP, TYPE and samples
  * from it, and anything else that names a metric (messages, help) takes
- * the name from there.
+ * the name from there.  The module's counters are the spec's
+ * (kpx_stats_metrics[], generated), and --journal's kpx_journal.c's.
  */
 enum kpx_metric {
 	KPX_M_BPF_UP,
@@ -49,13 +50,6 @@ enum kpx_metric {
 	KPX_M_RATELIMIT_CALLS,
 	KPX_M_RATELIMIT_SUPPRESSED,
 	KPX_M_KERNEL_UP,
-	KPX_M_KERNEL_RECORDS,
-	KPX_M_KERNEL_OVERWRITTEN,
-	KPX_M_BRIDGE_ENABLED,
-	KPX_M_BRIDGE_RECORDS,
-	KPX_M_BRIDGE_SKIPPED,
-	KPX_M_BRIDGE_DROPPED,
-	KPX_M_BRIDGE_BACKLOG,
 	KPX_M_INGEST_UP,
 	KPX_M_MODULE_LOADED,
 	KPX_M_MODULE_RELOADS,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metrics /metrics serves, each named and explained once; --journal's
- * are kpx_journal.c's own.
+ * The metrics /metrics serves of its own, each named and explained once.
+ * The module's counters are not here: their families come from the spec
+ * (kpx_stats_metrics.c, generated), and --journal's from kpx_journal.c.
  */
 #include "kpx_expo.h"
 #include "kpx_http.h"
@@ -44,26 +45,6 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"/dev/kmsg), summed over the ratelimit states of that name." },
 	[KPX_M_KERNEL_UP] = { "kprint_kernel_up", "gauge",
 		"Whether the module's counters could be read at this scrape." },
-	[KPX_M_KERNEL_RECORDS] = { "kprint_kernel_records_total", "counter",
-		"Records stored in the kernel ring since kprint.ko was loaded." },
-	[KPX_M_KERNEL_OVERWRITTEN] = { "kprint_kernel_overwritten_total", "counter",
-		"Records the kernel ring overwrote since kprint.ko was loaded." },
-	[KPX_M_BRIDGE_ENABLED] = { "kprint_bridge_enabled", "gauge",
-		"Whether kprint.ko's printk bridge is on (1: every printk() of the kernel "
-		"becomes a record of source printk) or off (0: bridge=0, or switched off)." },
-	[KPX_M_BRIDGE_RECORDS] = { "kprint_bridge_records_total", "counter",
-		"printk messages the bridge stored as records since kprint.ko was loaded "
-		"(the backlog not included)." },
-	[KPX_M_BRIDGE_SKIPPED] = { "kprint_bridge_skipped_total", "counter",
-		"printk messages that were kprint's own echo of its records, "
-		"not bridged again (never a loss)." },
-	[KPX_M_BRIDGE_DROPPED] = { "kprint_bridge_dropped_total", "counter",
-		"printk messages the bridge saw but did not store, by reason: nmi (made in "
-		"NMI context, counted only), recursion (the bridge was busy on that CPU), "
-		"scratch (no scratch record free), missed (the hook itself missed them)." },
-	[KPX_M_BRIDGE_BACKLOG] = { "kprint_bridge_backlog_records_total", "counter",
-		"Text-only records taken at load from what printk stored before kprint.ko "
-		"was loaded." },
 	[KPX_M_INGEST_UP] = { "kprint_exporter_ingest_up", "gauge",
 		"Whether the exporter's subscription to kprint records is alive." },
 	[KPX_M_MODULE_LOADED] = { "kprint_module_loaded", "gauge",

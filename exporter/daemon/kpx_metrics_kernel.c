@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's counters in /metrics: kprint_kernel_up, the ring's totals,
- * the printk bridge's and the ratelimit hook's families, read from the
- * stats reply at each scrape.
+ * The module's counters in /metrics: kprint_kernel_up, then one family per
+ * counter the spec gives a metric (schema/kprint.yaml; the table,
+ * kpx_stats_metrics[], is generated), read from the stats reply at each
+ * scrape.
+ *
+ * The families of a line of `kprint stats` (the bridge's, the ratelimit
+ * hook's) are served only when the module sent every counter of the
+ * line: a kprint.ko without the bridge has no kprint_bridge_* at all,
+ * rather than zeros that would read as "on, nothing lost".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,79 +17,46 @@
 #include "kpx_expo.h"
 #include "kpx_metrics.h"
 #include "kpx_metrics_kernel.h"
+#include "kpx_stats_metrics.h"
 
-/*
- * The printk bridge's counters, when the module sends them all: a
- * kprint.ko without the bridge has no such families, rather than zeros
- * that would read as "on, nothing lost".
- */
-static void kpx_bridge_write(struct kpx_expo *e, const struct kpc_stats *st)
+static uint64_t kpx_stats_metric_value(const struct kpc_stats *st,
+				       const struct kpx_stats_metric *m)
 {
-	if (!kpc_stats_has_bridge(st))
-		return;
-	kpx_expo_single(e, KPX_M_BRIDGE_ENABLED, st->bridge ? 1 : 0);
-	kpx_expo_single(e, KPX_M_BRIDGE_RECORDS, st->bridged);
-	kpx_expo_single(e, KPX_M_BRIDGE_SKIPPED, st->bridge_skipped);
-	kpx_expo_metric_head(e, KPX_M_BRIDGE_DROPPED);
-	kpx_expo_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "nmi", st->bridge_dropped_nmi);
-	kpx_expo_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "recursion",
-			 st->bridge_dropped_recursion);
-	kpx_expo_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "scratch",
-			 st->bridge_dropped_scratch);
-	kpx_expo_sample1(e->out, KPX_M_BRIDGE_DROPPED, "reason", "missed", st->bridge_missed);
-	kpx_expo_single(e, KPX_M_BRIDGE_BACKLOG, st->bridge_backlog);
+	const struct kpc_stats_field *f = kpc_stats_field_of(m->attr);
+	uint64_t v = f ? kpc_stats_value(st, f) : 0;
+
+	return m->flag ? !!v : v;
+}
+
+/* The families of one line (NULL: every family), in the table's order. */
+static void kpx_stats_write(struct kpx_expo *e, const struct kpc_stats *st,
+			    const char *line)
+{
+	unsigned int i;
+
+	for (i = 0; i < kpx_stats_nmetrics; i++) {
+		const struct kpx_stats_metric *m = &kpx_stats_metrics[i];
+
+		if (line && (!m->line || strcmp(m->line, line)))
+			continue;
+		if ((st->present & m->needs) != m->needs)
+			continue;
+		if (m->family) {
+			struct kpx_metric_def d = {
+				.name = m->family, .type = m->type, .help = m->help,
+			};
+
+			kpx_expo_head(e, &d);
+		}
+		fprintf(e->out, "%s %" PRIu64 "\n", m->sample, kpx_stats_metric_value(st, m));
+	}
 }
 
 void kpx_metrics_bridge(FILE *out, const struct kpc_stats *st)
 {
 	struct kpx_expo e = { .out = out, .format = KPX_EXPO_TEXT };
 
-	kpx_bridge_write(&e, st);
-}
-
-/*
- * The ratelimit hook's counters (kprint.ko's kretprobe on ___ratelimit(),
- * which feeds kprint_ratelimit_suppressed_total on kernels where BPF cannot
- * probe it), from the stats reply.  A table of their own, outside
- * kpx_metric_defs and its enum in kpx_expo.h.
- */
-static const struct kpx_metric_def kpx_rl_hook_defs[] = {
-	{ "kprint_ratelimit_hook_enabled", "gauge",
-	  "Whether kprint.ko's kretprobe on ___ratelimit() is registered (1), so that "
-	  "kprint_ratelimit_suppressed_total counts through kprint:kprint_trace_ratelimit, "
-	  "or not (0: ratelimit=0, or the kernel refused the probe)." },
-	{ "kprint_ratelimit_hook_queued_total", "counter",
-	  "Calls ___ratelimit() refused that kprint.ko's kretprobe queued for "
-	  "kprint_trace_ratelimit() since kprint.ko was loaded." },
-	{ "kprint_ratelimit_hook_traced_total", "counter",
-	  "Queued refused calls handed to kprint_trace_ratelimit() (where BPF counts them)." },
-	{ "kprint_ratelimit_hook_lost_total", "counter",
-	  "Calls ___ratelimit() refused that found their CPU's queue full: never counted by BPF." },
-	{ "kprint_ratelimit_hook_missed_total", "counter",
-	  "___ratelimit() calls the kretprobe missed (its nmissed): not seen at all." },
-};
-
-static void kpx_rl_hook(struct kpx_expo *e, unsigned int i, uint64_t v)
-{
-	const struct kpx_metric_def *d = &kpx_rl_hook_defs[i];
-
-	kpx_expo_head(e, d);
-	fprintf(e->out, "%s %" PRIu64 "\n", d->name, v);
-}
-
-/*
- * Only when the module sends them all: a kprint.ko without the hook has no
- * such families, rather than zeros that would read as "on, nothing lost".
- */
-static void kpx_metrics_ratelimit_hook(struct kpx_expo *e, const struct kpc_stats *st)
-{
-	if (!kpc_stats_has_ratelimit(st))
-		return;
-	kpx_rl_hook(e, 0, st->ratelimit ? 1 : 0);
-	kpx_rl_hook(e, 1, st->ratelimit_queued);
-	kpx_rl_hook(e, 2, st->ratelimit_traced);
-	kpx_rl_hook(e, 3, st->ratelimit_lost);
-	kpx_rl_hook(e, 4, st->ratelimit_missed);
+	kpx_stats_write(&e, st, "bridge");
 }
 
 void kpx_metrics_kernel(struct kpx_expo *e, struct kpx_metrics *m)
@@ -107,8 +80,5 @@ void kpx_metrics_kernel(struct kpx_expo *e, struct kpx_metrics *m)
 	kpx_expo_single(e, KPX_M_KERNEL_UP, err ? 0 : 1);
 	if (err)
 		return;
-	kpx_expo_single(e, KPX_M_KERNEL_RECORDS, st.records);
-	kpx_expo_single(e, KPX_M_KERNEL_OVERWRITTEN, st.overwritten);
-	kpx_bridge_write(e, &st);
-	kpx_metrics_ratelimit_hook(e, &st);
+	kpx_stats_write(e, &st, NULL);
 }
