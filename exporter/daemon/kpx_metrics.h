@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The Prometheus exposition of /metrics and the /formats answer
- * (kpx_metrics.c).
+ * The Prometheus exposition of /metrics and the /formats answer: the page
+ * (kpx_metrics.c), the BPF families and /formats (kpx_metrics_formats.c),
+ * the module's counters (kpx_metrics_kernel.c), the Accept negotiation
+ * (kpx_metrics_accept.c).
  */
 #ifndef KPX_METRICS_H
 #define KPX_METRICS_H
