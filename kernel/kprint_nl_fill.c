@@ -19,6 +19,7 @@
 #include "kprint_nl_fill.h"
 #include "kprint_render.h"
 #include "kprint_ring.h"
+#include "kprint_stats_table.h"
 
 /*
  * Where a deferred record (KPRINT_REC_DEFERRED) is expanded for the
@@ -224,61 +225,21 @@ size_t kprint_nl_stats_size(void)
 int kprint_nl_stats_fill(struct sk_buff *skb, const struct kprint_stats *st)
 {
 	struct nlattr *nest;
+	unsigned int i;
 
 	nest = nla_nest_start(skb, KPRINT_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
 
-	if (nla_put_u64_64bit(skb, KPRINT_STATS_A_RECORDS, st->ring.records,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_OVERWRITTEN,
-			      st->ring.overwritten, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_DROPPED, st->dropped,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_TRUNCATED,
-			      st->ring.truncated, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RING_BYTES, st->ring.size,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RING_RECORDS,
-			      st->ring.nr_records, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_FIRST_SEQ,
-			      st->ring.first_seq, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_NEXT_SEQ,
-			      st->ring.next_seq, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SENT, st->mcast_sent,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_FAILED,
-			      st->mcast_failed, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_MCAST_SKIPPED,
-			      st->ring.ntf_skipped, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE, st->bridge.on,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGED, st->bridge.bridged,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_SKIPPED,
-			      st->bridge.skipped, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_DROPPED_NMI,
-			      st->bridge.dropped_nmi, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION,
-			      st->bridge.dropped_recursion, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH,
-			      st->bridge.dropped_scratch, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_MISSED,
-			      st->bridge.missed, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_BRIDGE_BACKLOG,
-			      st->bridge.backlog, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT, st->ratelimit.on,
-			      KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_QUEUED,
-			      st->ratelimit.queued, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_LOST,
-			      st->ratelimit.lost, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_TRACED,
-			      st->ratelimit.traced, KPRINT_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_STATS_A_RATELIMIT_MISSED,
-			      st->ratelimit.missed, KPRINT_STATS_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
+	/* The table is generated from the spec, with every counter's place. */
+	for (i = 0; i < ARRAY_SIZE(kprint_stats_entries); i++) {
+		const struct kprint_stats_entry *a = &kprint_stats_entries[i];
+		u64 value = *(const u64 *)((const char *)st + a->offset);
+
+		if (nla_put_u64_64bit(skb, a->attr, value, KPRINT_STATS_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
 	}
 
 	nla_nest_end(skb, nest);

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * The counters of kprint.ko's stats reply.
+ * Generated from schema/kprint.yaml by schema/gen.py: do not edit.
+ * Change the spec and run `make generate`; tests/unit/generated-fresh.sh
+ * fails while this file is stale.
+ */
+/*
  * kprint: the counters KPRINT_CMD_STATS_GET reports, as one struct, so that
  * who collects them (kprint_core.c) and who serializes them
  * (kprint_nl_fill.c) need not know each other.
@@ -12,16 +18,17 @@
 #include "kprint_ring.h"
 
 /**
- * struct kprint_bridge_stats - the printk bridge's counters
- * @on: 1 while the hook is registered
+ * struct kprint_bridge_stats - the counters kept in kprint_stats.bridge
+ * @on: 1 while the printk bridge is on, 0 while it is off
  * @bridged: printk messages stored as records
- * @skipped: kprint's own printk calls, not taken again
- * @dropped_nmi: messages made in NMI, counted only
- * @dropped_recursion: messages made while the bridge was busy on the CPU
- * @dropped_scratch: messages for which no scratch record was free, or that
- *	the ring refused
- * @missed: messages the hook did not see although it was on (always 0 for
- *	the ftrace hook: every call reaches it; see kprint_bridge.c)
+ * @skipped: printk messages that were kprint's own echo, not bridged again
+ * @dropped_nmi: printk messages made in NMI, counted but not stored
+ * @dropped_recursion: printk messages made while the bridge was already busy
+ *	on the CPU
+ * @dropped_scratch: printk messages for which no scratch record was free, or
+ *	that the ring refused
+ * @missed: printk messages the hook did not see although it was on (the
+ *	kprobe's nmissed; always 0 for the ftrace hook, which every call reaches)
  * @backlog: backlog records taken at load from the printk ring
  */
 struct kprint_bridge_stats {
@@ -36,11 +43,13 @@ struct kprint_bridge_stats {
 };
 
 /**
- * struct kprint_ratelimit_stats - the ratelimit hook's counters
- * @on: 1 while the kretprobe on ___ratelimit() is registered
- * @queued: refused calls queued for kprint_trace_ratelimit()
- * @lost: refused calls not queued: the CPU's queue was full
- * @traced: refused calls handed to kprint_trace_ratelimit()
+ * struct kprint_ratelimit_stats - the counters kept in kprint_stats.ratelimit
+ * @on: 1 while kprint's kretprobe on ___ratelimit() is registered, 0 while
+ *	not
+ * @queued: calls ___ratelimit() refused, queued for kprint_trace_ratelimit()
+ * @lost: calls ___ratelimit() refused that found the CPU's queue full
+ * @traced: refused calls handed to kprint_trace_ratelimit() (queued, once
+ *	drained)
  * @missed: ___ratelimit() calls the kretprobe missed (its nmissed)
  */
 struct kprint_ratelimit_stats {
@@ -53,12 +62,12 @@ struct kprint_ratelimit_stats {
 
 /**
  * struct kprint_stats - every counter reported by KPRINT_CMD_STATS_GET
- * @ring: counters kept by the ring under its lock
+ * @ring: counters kept by the ring under its lock (struct kprint_ring_stats)
  * @dropped: records never stored
- * @mcast_sent: records multicast to at least one listener
+ * @mcast_sent: records multicast
  * @mcast_failed: records whose multicast failed
- * @bridge: the printk bridge's counters
- * @ratelimit: the ratelimit hook's counters
+ * @bridge: struct kprint_bridge_stats
+ * @ratelimit: struct kprint_ratelimit_stats
  */
 struct kprint_stats {
 	struct kprint_ring_stats ring;

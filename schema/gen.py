@@ -9,10 +9,17 @@ regenerates it:
   include/uapi/linux/kprint.h   enums, constants, family/version/group names
   kernel/kprint_genl.h, .c      policies, op table, multicast groups,
                                 handler prototypes, nest size helpers
+  kernel/kprint_stats.h         struct kprint_stats
+  kernel/kprint_stats_table.h   its fill table, for kprint_nl_fill.c alone
   exporter/lib/kpc_genl.h, .c   libkpc's struct kpc_stats, the stats table
-                                (attribute -> name -> field) and the record
-                                decoder's per-attribute table (type, length
-                                limit, field of struct kpc_record)
+                                (attribute -> name -> field), the lines of
+                                `kprint stats`, and the record decoder's
+                                per-attribute table (type, length limit,
+                                field of struct kpc_record)
+  exporter/daemon/kpx_stats_metrics.h, .c
+                                the exporter's families of the counters
+
+The counters' part is schema/gen_stats.py.
 
 Usage: schema/gen.py [--output-dir DIR] [--spec FILE] [--list]
 (default: the spec into the source tree; `make generate` runs it).
@@ -30,6 +37,8 @@ import sys
 import textwrap
 
 import yaml
+
+import gen_stats
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SPEC = "schema/kprint.yaml"
@@ -51,8 +60,9 @@ KNOWN = {
     "attribute-set": {"name", "name-prefix", "enum-name", "doc", "subset-of",
                       "attr-cnt-name", "attr-max-name", "attributes"},
     "attribute": {"name", "type", "doc", "value", "multi-attr", "nested-attributes", "enum",
-                  "enum-as-flags", "checks", "display-hint"},
+                  "enum-as-flags", "checks", "display-hint", "stat"},
     "checks": {"max", "max-len"},
+    "stat": {"field", "type", "metric", "help", "line"},
     "operations": {"enum-name", "name-prefix", "list"},
     "operation": {"name", "doc", "value", "attribute-set", "flags", "do", "dump", "event",
                   "mcgrp"},
@@ -75,6 +85,9 @@ def check_keys(y):
         for a in aset["attributes"]:
             known("attribute", a, f"{aset['name']}.{a['name']}")
             known("checks", a.get("checks", {}), f"{aset['name']}.{a['name']}")
+            if "stat" in a and aset["name"] != "stats":
+                raise SpecError(f"{aset['name']}.{a['name']}: stat is for the stats set")
+            known("stat", a.get("stat", {}), f"{aset['name']}.{a['name']}")
     known("operations", y["operations"], "operations")
     for op in y["operations"]["list"]:
         known("operation", op, op["name"])
@@ -124,6 +137,7 @@ class Attr:
         self.nested = y.get("nested-attributes")
         self.enum = y.get("enum")
         self.checks = y.get("checks", {})
+        self.stat = y.get("stat")
         self.c_name = upper(aset.prefix + self.name)
         if self.type not in ("pad", "nest", "string", "unused") and self.type not in SCALARS:
             raise SpecError(f"{self.c_name}: type {self.type} is not supported")
@@ -661,11 +675,10 @@ def gen_kernel_c(fam):
 # exporter/lib/kpc_genl.{c,h}
 
 def gen_user_h(fam):
-    stats = fam.sets["stats"]
     o = "/* SPDX-License-Identifier: GPL-2.0 */\n"
     o += banner_c("libkpc's decode tables")
     o += "#ifndef KPC_GENL_H\n#define KPC_GENL_H\n\n"
-    o += "#include <stddef.h>\n#include <stdint.h>\n#include <linux/kprint.h>\n"
+    o += "#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <linux/kprint.h>\n"
     o += "#include <netlink/attr.h>\n\n"
     o += "/* What the decoders check an attribute against. */\n"
     o += "enum kpc_genl_kind {\n\tKPC_GENL_ANY,\t\t/* pad, or no number of ours: anything */\n"
@@ -683,31 +696,7 @@ def gen_user_h(fam):
     o += "extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];\n"
     o += "struct kpc_record;\n"
     o += "extern const struct kpc_record kpc_genl_record_empty;\n\n"
-    o += "/* Counters of KPRINT_A_STATS, one field per attribute of the stats set. */\n"
-    o += "struct kpc_stats {\n"
-    for a in stats.attrs:
-        if a.type == "pad":
-            continue
-        if a.type != "u64":
-            raise SpecError(f"{a.c_name}: a counter must be u64")
-        line = f"\tuint64_t {lower(a.name)};"
-        if a.doc:
-            line = tabs_to(line, 32) + f"/* {a.doc.strip()} */"
-        o += line + "\n"
-    o += f"\t/* Bit (1 << {stats.prefix.upper().replace('-', '_')}*) for each counter the kernel sent. */\n"
-    o += "\tuint32_t present;\n};\n\n"
-    o += "/* For decoding, printing and JSON: the counters by name, in UAPI order. */\n"
-    o += "struct kpc_stats_field {\n\tconst char *name;\t/* \"records\", \"overwritten\", ... */\n"
-    o += f"\tint attr;\t\t/* {stats.prefix.upper().replace('-', '_')}* */\n"
-    o += "\tsize_t offset;\t\t/* of its uint64_t in struct kpc_stats */\n"
-    o += "\tuint64_t (*get)(const struct kpc_stats *st);\n};\n"
-    o += "extern const struct kpc_stats_field kpc_stats_fields[];\n"
-    o += "extern const unsigned int kpc_stats_nfields;\n\n"
-    o += "/* The field of a stats attribute, NULL for pad and numbers newer than us. */\n"
-    o += "const struct kpc_stats_field *kpc_stats_field_of(int attr);\n\n"
-    o += "static inline uint64_t kpc_stats_value(const struct kpc_stats *st,\n"
-    o += "\t\t\t\t       const struct kpc_stats_field *f)\n{\n"
-    o += "\treturn *(const uint64_t *)((const char *)st + f->offset);\n}\n\n"
+    o += gen_stats.gen_user_stats_h(fam)
     o += "/* libnl's policy for the top level of every kprint message. */\n"
     o += "extern struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1];\n\n"
     o += "#endif /* KPC_GENL_H */\n"
@@ -716,9 +705,9 @@ def gen_user_h(fam):
 
 def gen_user_c(fam):
     rec = fam.sets["record"]
-    stats = fam.sets["stats"]
     o = "// SPDX-License-Identifier: GPL-2.0\n"
     o += banner_c("libkpc's decode tables")
+    o += "#include <inttypes.h>\n\n"
     o += '#include "kpc_genl.h"\n#include "kpc_record.h"\n\n'
     o += "/*\n * Fixed-size attributes get maxlen too: libnl only checks a minimum\n"
     o += " * length, and a u64 where a u32 belongs must not be read as its low half.\n */\n"
@@ -758,23 +747,7 @@ def gen_user_c(fam):
         if a.type == "string" and not a.multi:
             o += f'\t.{lower(a.name)} = "",\n'
     o += "};\n\n"
-    o += "#define KPC_STATS_FIELD(field, attr)\t\t\t\t\t\t\\\n"
-    o += "\tstatic uint64_t kpc_stats_get_##field(const struct kpc_stats *st)\t\\\n"
-    o += "\t{ return st->field; }\n"
-    o += "#define KPC_STATS_ENTRY(field, attr) \\\n"
-    o += "\t{ #field, attr, offsetof(struct kpc_stats, field), kpc_stats_get_##field }\n\n"
-    counters = [a for a in stats.attrs if a.type != "pad"]
-    for a in counters:
-        o += f"KPC_STATS_FIELD({lower(a.name)}, {a.c_name})\n"
-    o += "\nconst struct kpc_stats_field kpc_stats_fields[] = {\n"
-    for a in counters:
-        o += f"\tKPC_STATS_ENTRY({lower(a.name)}, {a.c_name}),\n"
-    o += "};\n\nconst unsigned int kpc_stats_nfields =\n"
-    o += "\tsizeof(kpc_stats_fields) / sizeof(kpc_stats_fields[0]);\n\n"
-    o += "const struct kpc_stats_field *kpc_stats_field_of(int attr)\n{\n"
-    o += "\tunsigned int i;\n\n\tfor (i = 0; i < kpc_stats_nfields; i++)\n"
-    o += "\t\tif (kpc_stats_fields[i].attr == attr)\n\t\t\treturn &kpc_stats_fields[i];\n"
-    o += "\treturn NULL;\n}\n"
+    o += gen_stats.gen_user_stats_c(fam)
     return o
 
 
@@ -784,6 +757,10 @@ OUTPUTS = [
     ("kernel/kprint_genl.c", gen_kernel_c),
     ("exporter/lib/kpc_genl.h", gen_user_h),
     ("exporter/lib/kpc_genl.c", gen_user_c),
+    ("kernel/kprint_stats.h", lambda fam: gen_stats.gen_kernel_stats_h(fam, banner_c)),
+    ("kernel/kprint_stats_table.h", lambda fam: gen_stats.gen_kernel_stats_table(fam, banner_c)),
+    ("exporter/daemon/kpx_stats_metrics.h", lambda fam: gen_stats.gen_kpx_metrics_h(fam, banner_c)),
+    ("exporter/daemon/kpx_stats_metrics.c", lambda fam: gen_stats.gen_kpx_metrics_c(fam, banner_c)),
 ]
 
 
@@ -803,7 +780,7 @@ def main():
     try:
         fam = Family(spec)
         files = [(path, gen(fam)) for path, gen in OUTPUTS]
-    except (SpecError, KeyError) as e:
+    except (SpecError, gen_stats.StatError, KeyError) as e:
         print(f"{args.spec}: {e}", file=sys.stderr)
         return 1
     for path, text in files:

@@ -29,8 +29,8 @@
 #include <systemd/sd-journal.h>
 
 #include "kpc_journal.h"
+#include "kpx_expo.h"
 #include "kpx_journal.h"
-#include "kpx_metrics.h"
 
 /* Records the writer takes off the queue per lock. */
 #define KPX_JOURNAL_BATCH	64

@@ -5,6 +5,8 @@
  * Change the spec and run `make generate`; tests/unit/generated-fresh.sh
  * fails while this file is stale.
  */
+#include <inttypes.h>
+
 #include "kpc_genl.h"
 #include "kpc_record.h"
 
@@ -131,3 +133,41 @@ const struct kpc_stats_field *kpc_stats_field_of(int attr)
 			return &kpc_stats_fields[i];
 	return NULL;
 }
+
+static void kpc_stats_line_bridge(FILE *out, const struct kpc_stats *st)
+{
+	fprintf(out, "%s, bridged %" PRIu64 ", skipped %" PRIu64 ", dropped %" PRIu64
+		" (nmi %" PRIu64 ", recursion %" PRIu64 ", scratch %" PRIu64 ", "
+		"missed %" PRIu64 "), backlog %" PRIu64 "\n",
+		st->bridge ? "on" : "off",
+		st->bridged,
+		st->bridge_skipped,
+		st->bridge_dropped_nmi +
+		st->bridge_dropped_recursion +
+		st->bridge_dropped_scratch +
+		st->bridge_missed,
+		st->bridge_dropped_nmi,
+		st->bridge_dropped_recursion,
+		st->bridge_dropped_scratch,
+		st->bridge_missed,
+		st->bridge_backlog);
+}
+
+static void kpc_stats_line_ratelimit(FILE *out, const struct kpc_stats *st)
+{
+	fprintf(out, "%s, queued %" PRIu64 ", traced %" PRIu64 ", lost %" PRIu64 " "
+		"(queue full), missed %" PRIu64 " (kretprobe)\n",
+		st->ratelimit ? "on" : "off",
+		st->ratelimit_queued,
+		st->ratelimit_traced,
+		st->ratelimit_lost,
+		st->ratelimit_missed);
+}
+
+const struct kpc_stats_line kpc_stats_lines[] = {
+	{ "bridge", KPC_STATS_LINE_BRIDGE, kpc_stats_line_bridge },
+	{ "ratelimit", KPC_STATS_LINE_RATELIMIT, kpc_stats_line_ratelimit },
+};
+
+const unsigned int kpc_stats_nlines =
+	sizeof(kpc_stats_lines) / sizeof(kpc_stats_lines[0]);

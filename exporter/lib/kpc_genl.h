@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/kprint.h>
 #include <netlink/attr.h>
 
@@ -62,8 +63,8 @@ struct kpc_stats {
 	uint64_t bridge_skipped;	/* printk messages that were kprint's own echo, not bridged again */
 	uint64_t bridge_dropped_nmi;	/* printk messages made in NMI, counted but not stored */
 	uint64_t bridge_dropped_recursion;	/* printk messages made while the bridge was already busy on the CPU */
-	uint64_t bridge_dropped_scratch;	/* printk messages for which no scratch record was free */
-	uint64_t bridge_missed;	/* printk messages the hook itself missed (the kprobe's nmissed) */
+	uint64_t bridge_dropped_scratch;	/* printk messages for which no scratch record was free, or that the ring refused */
+	uint64_t bridge_missed;	/* printk messages the hook did not see although it was on (the kprobe's nmissed; always 0 for the ftrace hook, which every call reaches) */
 	uint64_t bridge_backlog;	/* backlog records taken at load from the printk ring */
 	uint64_t ratelimit;	/* 1 while kprint's kretprobe on ___ratelimit() is registered, 0 while not */
 	uint64_t ratelimit_queued;	/* calls ___ratelimit() refused, queued for kprint_trace_ratelimit() */
@@ -92,6 +93,35 @@ static inline uint64_t kpc_stats_value(const struct kpc_stats *st,
 {
 	return *(const uint64_t *)((const char *)st + f->offset);
 }
+
+/*
+ * The lines of `kprint stats` that show several counters together; every
+ * other counter has a line of its own.  A line is shown when the kernel
+ * sent all its counters (members), as "-" otherwise.
+ */
+struct kpc_stats_line {
+	const char *name;
+	uint32_t members;	/* 1 << attr of each */
+	void (*print)(FILE *out, const struct kpc_stats *st);	/* after the name */
+};
+#define KPC_STATS_LINE_BRIDGE	\
+	((1u << KPRINT_STATS_A_BRIDGE) | \
+	 (1u << KPRINT_STATS_A_BRIDGED) | \
+	 (1u << KPRINT_STATS_A_BRIDGE_SKIPPED) | \
+	 (1u << KPRINT_STATS_A_BRIDGE_DROPPED_NMI) | \
+	 (1u << KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION) | \
+	 (1u << KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH) | \
+	 (1u << KPRINT_STATS_A_BRIDGE_MISSED) | \
+	 (1u << KPRINT_STATS_A_BRIDGE_BACKLOG))
+#define KPC_STATS_LINE_RATELIMIT	\
+	((1u << KPRINT_STATS_A_RATELIMIT) | \
+	 (1u << KPRINT_STATS_A_RATELIMIT_QUEUED) | \
+	 (1u << KPRINT_STATS_A_RATELIMIT_TRACED) | \
+	 (1u << KPRINT_STATS_A_RATELIMIT_LOST) | \
+	 (1u << KPRINT_STATS_A_RATELIMIT_MISSED))
+
+extern const struct kpc_stats_line kpc_stats_lines[];
+extern const unsigned int kpc_stats_nlines;
 
 /* libnl's policy for the top level of every kprint message. */
 extern struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1];

@@ -320,47 +320,23 @@ int kpc_text_print(FILE *out, const struct kpc_text_opts *opts,
 	return ferror(out) ? -EIO : 0;
 }
 
-/* The bridge's counters, shown together on their own line. */
-static bool kpc_stats_is_bridge(int attr)
+/* The line of `kprint stats` that shows the counter attr, NULL for its own. */
+static const struct kpc_stats_line *kpc_stats_line_of(int attr)
 {
-	return attr >= KPRINT_STATS_A_BRIDGE && attr <= KPRINT_STATS_A_BRIDGE_BACKLOG;
+	unsigned int i;
+
+	for (i = 0; i < kpc_stats_nlines; i++)
+		if (kpc_stats_lines[i].members & (1u << attr))
+			return &kpc_stats_lines[i];
+	return NULL;
 }
 
-static void kpc_text_bridge(FILE *out, const struct kpc_stats *st)
-{
-	/* A kprint.ko without the bridge, or one that sends only some. */
-	if (!kpc_stats_has_bridge(st)) {
-		fprintf(out, "%-14s %20s\n", "bridge", "-");
-		return;
-	}
-	fprintf(out, "%-14s %s, bridged %" PRIu64 ", skipped %" PRIu64 ", dropped %" PRIu64
-		" (nmi %" PRIu64 ", recursion %" PRIu64 ", scratch %" PRIu64 ", missed %" PRIu64
-		"), backlog %" PRIu64 "\n", "bridge", st->bridge ? "on" : "off",
-		st->bridged, st->bridge_skipped,
-		st->bridge_dropped_nmi + st->bridge_dropped_recursion +
-		st->bridge_dropped_scratch + st->bridge_missed,
-		st->bridge_dropped_nmi, st->bridge_dropped_recursion,
-		st->bridge_dropped_scratch, st->bridge_missed, st->bridge_backlog);
-}
-
-/* The ratelimit hook's counters (kprint.ko's kretprobe), on one line too. */
-static bool kpc_stats_is_ratelimit(int attr)
-{
-	return attr >= KPRINT_STATS_A_RATELIMIT && attr <= KPRINT_STATS_A_RATELIMIT_MISSED;
-}
-
-static void kpc_text_ratelimit(FILE *out, const struct kpc_stats *st)
-{
-	if (!kpc_stats_has_ratelimit(st)) {
-		fprintf(out, "%-14s %20s\n", "ratelimit", "-");
-		return;
-	}
-	fprintf(out, "%-14s %s, queued %" PRIu64 ", traced %" PRIu64 ", lost %" PRIu64
-		" (queue full), missed %" PRIu64 " (kretprobe)\n", "ratelimit",
-		st->ratelimit ? "on" : "off", st->ratelimit_queued, st->ratelimit_traced,
-		st->ratelimit_lost, st->ratelimit_missed);
-}
-
+/*
+ * Each counter on a line of its own, then the lines that show several
+ * together (both tables generated from the spec).  A counter the kernel did
+ * not send shows as "-", and so does a line that misses one of its own: a
+ * kprint.ko without the bridge, or one that sends only some.
+ */
 int kpc_text_stats(FILE *out, const struct kpc_stats *st)
 {
 	unsigned int i;
@@ -368,14 +344,22 @@ int kpc_text_stats(FILE *out, const struct kpc_stats *st)
 	for (i = 0; i < kpc_stats_nfields; i++) {
 		const struct kpc_stats_field *f = &kpc_stats_fields[i];
 
-		if (kpc_stats_is_bridge(f->attr) || kpc_stats_is_ratelimit(f->attr))
+		if (kpc_stats_line_of(f->attr))
 			continue;
 		if (st->present & (1u << f->attr))
 			fprintf(out, "%-14s %20" PRIu64 "\n", f->name, kpc_stats_value(st, f));
 		else
 			fprintf(out, "%-14s %20s\n", f->name, "-");
 	}
-	kpc_text_bridge(out, st);
-	kpc_text_ratelimit(out, st);
+	for (i = 0; i < kpc_stats_nlines; i++) {
+		const struct kpc_stats_line *line = &kpc_stats_lines[i];
+
+		if ((st->present & line->members) != line->members) {
+			fprintf(out, "%-14s %20s\n", line->name, "-");
+			continue;
+		}
+		fprintf(out, "%-14s ", line->name);
+		line->print(out, st);
+	}
 	return ferror(out) ? -EIO : 0;
 }

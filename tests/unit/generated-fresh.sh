@@ -41,17 +41,20 @@ for f in $files; do
 done
 
 # Sensitivity: one more stats attribute shows in the UAPI enum, the
-# kernel's size helper and libkpc's struct and table.
+# kernel's size helper, struct and fill table, libkpc's struct and table,
+# and the exporter's families.
 python3 - "$tmp/more.yaml" <<'PY'
 import sys, yaml
 spec = yaml.safe_load(open("schema/kprint.yaml"))
 stats = next(s for s in spec["attribute-sets"] if s["name"] == "stats")
-stats["attributes"].append({"name": "canary", "type": "u64"})
+stats["attributes"].append({"name": "canary", "type": "u64",
+                            "stat": {"metric": "kprint_canary_total", "help": "A canary."}})
 yaml.safe_dump(spec, open(sys.argv[1], "w"), sort_keys=False)
 PY
 python3 schema/gen.py --spec "$tmp/more.yaml" --output-dir "$tmp/more"
-for f in include/uapi/linux/kprint.h kernel/kprint_genl.h exporter/lib/kpc_genl.h \
-	 exporter/lib/kpc_genl.c; do
+for f in include/uapi/linux/kprint.h kernel/kprint_genl.h kernel/kprint_stats.h \
+	 kernel/kprint_stats_table.h exporter/lib/kpc_genl.h exporter/lib/kpc_genl.c \
+	 exporter/daemon/kpx_stats_metrics.c; do
 	if grep -qi canary "$tmp/more/$f" && ! diff -q "$f" "$tmp/more/$f" >/dev/null; then
 		ok "a new counter in the spec changes $f"
 	else

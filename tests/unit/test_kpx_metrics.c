@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kpx_metric_defs[], where every metric of /metrics is named and explained
+ * kpx_metric_defs[] and kpx_stats_metrics[] (generated from the spec: the
+ * module's counters), where every metric of /metrics is named and explained
  * once: each entry is complete and well formed for the exposition format,
  * no name is used twice, and a rendered page (a replay's: no kernel, no
  * BPF) has exactly the table's families, each HELP and TYPE from the table
@@ -13,19 +14,40 @@
 #include <string.h>
 
 #include "kpx_metrics.h"
+#include "kpx_stats_metrics.h"
 #include "kpx_store.h"
 #include "test_kpc_tap.h"
 
+/* A family's definition, from either table. */
+static bool metric_def(unsigned int i, struct kpx_metric_def *d)
+{
+	if (i < KPX_NR_METRICS) {
+		*d = kpx_metric_defs[i];
+		return true;
+	}
+	i -= KPX_NR_METRICS;
+	d->name = kpx_stats_metrics[i].family;
+	d->type = kpx_stats_metrics[i].type;
+	d->help = kpx_stats_metrics[i].help;
+	return d->name != NULL;
+}
+
+#define NR_DEFS (KPX_NR_METRICS + kpx_stats_nmetrics)
+
 static void test_table(void)
 {
-	unsigned int i, j, bad = 0, dup = 0;
+	unsigned int i, j, n = 0, bad = 0, dup = 0;
 	regex_t name_re;
 
 	regcomp(&name_re, "^[a-zA-Z_:][a-zA-Z0-9_:]*$", REG_EXTENDED | REG_NOSUB);
-	for (i = 0; i < KPX_NR_METRICS; i++) {
-		const struct kpx_metric_def *d = &kpx_metric_defs[i];
+	for (i = 0; i < NR_DEFS; i++) {
+		struct kpx_metric_def def, other;
+		const struct kpx_metric_def *d = &def;
 		bool counter;
 
+		if (!metric_def(i, &def))
+			continue;	/* a further sample of a family of the spec */
+		n++;
 		if (!d->name || !d->type || !d->help) {
 			printf("# metric %u is incomplete\n", i);
 			bad++;
@@ -41,21 +63,24 @@ static void test_table(void)
 			bad++;
 		}
 		for (j = 0; j < i; j++)
-			dup += kpx_metric_defs[j].name && !strcmp(kpx_metric_defs[j].name, d->name);
+			dup += metric_def(j, &other) && other.name && !strcmp(other.name, d->name);
 	}
 	regfree(&name_re);
-	tap_ok(!bad, "all %d metrics have a Prometheus name with the kprint_ prefix, a type"
-	       " (counters and only they end in _total) and a one-line HELP", KPX_NR_METRICS);
+	tap_ok(!bad, "all %u metrics have a Prometheus name with the kprint_ prefix, a type"
+	       " (counters and only they end in _total) and a one-line HELP", n);
 	tap_ok(!dup, "no metric name is declared twice");
 }
 
 /* A family's name in format: OpenMetrics names a counter's without _total. */
 static size_t family_len(int i, enum kpx_expo_format format)
 {
-	size_t len = strlen(kpx_metric_defs[i].name);
+	struct kpx_metric_def d;
+	size_t len;
 
-	return format == KPX_EXPO_OPENMETRICS && !strcmp(kpx_metric_defs[i].type, "counter") ?
-		len - 6 : len;
+	if (!metric_def(i, &d))
+		return 0;
+	len = strlen(d.name);
+	return format == KPX_EXPO_OPENMETRICS && !strcmp(d.type, "counter") ? len - 6 : len;
 }
 
 /* The table entry whose family (sample, if !family) is named name, or -1. */
@@ -63,10 +88,14 @@ static int lookup(const char *name, size_t len, enum kpx_expo_format format, boo
 {
 	int i;
 
-	for (i = 0; i < KPX_NR_METRICS; i++)
-		if ((family ? family_len(i, format) : strlen(kpx_metric_defs[i].name)) == len &&
-		    !strncmp(kpx_metric_defs[i].name, name, len))
+	for (i = 0; i < (int)NR_DEFS; i++) {
+		struct kpx_metric_def d;
+
+		if (metric_def(i, &d) &&
+		    (family ? family_len(i, format) : strlen(d.name)) == len &&
+		    !strncmp(d.name, name, len))
 			return i;
+	}
 	return -1;
 }
 
@@ -74,7 +103,8 @@ static void test_page(enum kpx_expo_format format)
 {
 	const char *fmt = format == KPX_EXPO_OPENMETRICS ? "OpenMetrics" : "text format";
 	struct kpx_metrics m = { .lock = PTHREAD_MUTEX_INITIALIZER, .max_series = 10 };
-	unsigned int seen[KPX_NR_METRICS] = { 0 }, i, unknown = 0, wrong = 0, orphans = 0;
+	unsigned int seen[256] = { 0 }, i, unknown = 0, wrong = 0, orphans = 0;
+	struct kpx_metric_def cur = { 0 };
 	struct kpx_store store;
 	char *page, *line, *save;
 	int current = -1;
@@ -107,15 +137,16 @@ static void test_page(enum kpx_expo_format format)
 				continue;
 			}
 			seen[current]++;
-			snprintf(want, sizeof(want), "%s", kpx_metric_defs[current].help);
+			metric_def(current, &cur);
+			snprintf(want, sizeof(want), "%s", cur.help);
 			wrong += strcmp(sp + 1, want) != 0;
 		} else if (!strncmp(line, "# TYPE ", 7)) {
 			char want[256];
 
 			snprintf(want, sizeof(want), "# TYPE %.*s %s",
 				 current >= 0 ? (int)family_len(current, format) : 1,
-				 current >= 0 ? kpx_metric_defs[current].name : "?",
-				 current >= 0 ? kpx_metric_defs[current].type : "?");
+				 current >= 0 ? cur.name : "?",
+				 current >= 0 ? cur.type : "?");
 			wrong += strcmp(line, want) != 0;
 		} else {
 			size_t n = strcspn(line, "{ ");
@@ -127,14 +158,12 @@ static void test_page(enum kpx_expo_format format)
 			}
 		}
 	}
-	for (i = 0; i < KPX_NR_METRICS; i++) {
-		bool kernel = i == KPX_M_KERNEL_UP || i == KPX_M_KERNEL_RECORDS ||
-			      i == KPX_M_KERNEL_OVERWRITTEN ||
-			      (i >= KPX_M_BRIDGE_ENABLED && i <= KPX_M_BRIDGE_BACKLOG);
+	for (i = 0; i < NR_DEFS && i < 256; i++) {
+		bool kernel = i == KPX_M_KERNEL_UP || i >= KPX_NR_METRICS;
 
 		/* A replay has no kernel to ask: its kprint_kernel_* are left out. */
-		if (seen[i] != (kernel ? 0u : 1u)) {
-			printf("# %s: %u HELP lines\n", kpx_metric_defs[i].name, seen[i]);
+		if (metric_def(i, &cur) && seen[i] != (kernel ? 0u : 1u)) {
+			printf("# %s: %u HELP lines\n", cur.name, seen[i]);
 			wrong++;
 		}
 	}
@@ -164,6 +193,18 @@ static int promtool(const char *page)
 	return pclose(p) == 0;
 }
 
+/* The generated family named name (the test fails on NULL: no family). */
+static const struct kpx_stats_metric *family_def(const char *name)
+{
+	static const struct kpx_stats_metric none = { .help = "?", .type = "?" };
+	unsigned int i;
+
+	for (i = 0; i < kpx_stats_nmetrics; i++)
+		if (kpx_stats_metrics[i].family && !strcmp(kpx_stats_metrics[i].family, name))
+			return &kpx_stats_metrics[i];
+	return &none;
+}
+
 static void test_bridge(void)
 {
 	struct kpc_stats st = {
@@ -183,21 +224,20 @@ static void test_bridge(void)
 		st.present |= 1u << a;
 	page = bridge_page(&st);
 #define HEAD(m) n += snprintf(want + n, sizeof(want) - n, "# HELP %s %s\n# TYPE %s %s\n", \
-			      kpx_metric_defs[m].name, kpx_metric_defs[m].help, \
-			      kpx_metric_defs[m].name, kpx_metric_defs[m].type)
+			      m, family_def(m)->help, m, family_def(m)->type)
 #define LINE(s) n += snprintf(want + n, sizeof(want) - n, "%s\n", s)
-	HEAD(KPX_M_BRIDGE_ENABLED);
+	HEAD("kprint_bridge_enabled");
 	LINE("kprint_bridge_enabled 1");
-	HEAD(KPX_M_BRIDGE_RECORDS);
+	HEAD("kprint_bridge_records_total");
 	LINE("kprint_bridge_records_total 812");
-	HEAD(KPX_M_BRIDGE_SKIPPED);
+	HEAD("kprint_bridge_skipped_total");
 	LINE("kprint_bridge_skipped_total 3");
-	HEAD(KPX_M_BRIDGE_DROPPED);
+	HEAD("kprint_bridge_dropped_total");
 	LINE("kprint_bridge_dropped_total{reason=\"nmi\"} 1");
 	LINE("kprint_bridge_dropped_total{reason=\"recursion\"} 2");
 	LINE("kprint_bridge_dropped_total{reason=\"scratch\"} 4");
 	LINE("kprint_bridge_dropped_total{reason=\"missed\"} 5");
-	HEAD(KPX_M_BRIDGE_BACKLOG);
+	HEAD("kprint_bridge_backlog_records_total");
 	LINE("kprint_bridge_backlog_records_total 554");
 #undef HEAD
 #undef LINE

@@ -197,9 +197,16 @@ enum kprint_stats_attr {
 	 * CPU
 	 */
 	KPRINT_STATS_A_BRIDGE_DROPPED_RECURSION,
-	/* u64: printk messages for which no scratch record was free */
+	/*
+	 * u64: printk messages for which no scratch record was free, or that
+	 * the ring refused
+	 */
 	KPRINT_STATS_A_BRIDGE_DROPPED_SCRATCH,
-	/* u64: printk messages the hook itself missed (the kprobe's nmissed) */
+	/*
+	 * u64: printk messages the hook did not see although it was on (the
+	 * kprobe's nmissed; always 0 for the ftrace hook, which every call
+	 * reaches)
+	 */
 	KPRINT_STATS_A_BRIDGE_MISSED,
 	/* u64: backlog records taken at load from the printk ring */
 	KPRINT_STATS_A_BRIDGE_BACKLOG,
