@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The counters of the stats set, for schema/gen.py.
 
-Each attribute of the "stats" set may carry a "stat" key of kprint's own
-(schema/README.md, "Counters"): where struct kprint_stats keeps it, its
+Each attribute of the "stats" set may have an entry in schema/stats.yaml,
+kprint's own keys beside the spec (schema/README.md, "Counters"), merged
+onto it as its "stat": where struct kprint_stats keeps it, its
 type, and how /metrics and `kprint stats` show it.  From that this module
 writes the kernel's struct kprint_stats and its fill table, libkpc's
 struct kpc_stats with its tables, and the exporter's metric families, so

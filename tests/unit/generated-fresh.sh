@@ -43,15 +43,17 @@ done
 # Sensitivity: one more stats attribute shows in the UAPI enum, the
 # kernel's size helper, struct and fill table, libkpc's struct and table,
 # and the exporter's families.
-python3 - "$tmp/more.yaml" <<'PY'
+python3 - "$tmp/more.yaml" "$tmp/more-stats.yaml" <<'PY'
 import sys, yaml
 spec = yaml.safe_load(open("schema/kprint.yaml"))
 stats = next(s for s in spec["attribute-sets"] if s["name"] == "stats")
-stats["attributes"].append({"name": "canary", "type": "u64",
-                            "stat": {"metric": "kprint_canary_total", "help": "A canary."}})
+stats["attributes"].append({"name": "canary", "type": "u64", "doc": "a canary"})
 yaml.safe_dump(spec, open(sys.argv[1], "w"), sort_keys=False)
+counters = yaml.safe_load(open("schema/stats.yaml"))
+counters["canary"] = {"metric": "kprint_canary_total", "help": "A canary."}
+yaml.safe_dump(counters, open(sys.argv[2], "w"), sort_keys=False)
 PY
-python3 schema/gen.py --spec "$tmp/more.yaml" --output-dir "$tmp/more"
+python3 schema/gen.py --spec "$tmp/more.yaml" --stats "$tmp/more-stats.yaml" --output-dir "$tmp/more"
 for f in include/uapi/linux/kprint.h kernel/kprint_genl.h kernel/kprint_stats.h \
 	 kernel/kprint_stats_table.h exporter/lib/kpc_genl.h exporter/lib/kpc_genl.c \
 	 exporter/daemon/kpx_stats_metrics.c; do
