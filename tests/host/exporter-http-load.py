@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: alone (a load test: wrk and 100 clients, on both cores)
 """Concurrent HTTP clients against kprint_exporter --replay (no kernel):
 every client within the limits is served, and past a limit the answer is
 503 with Retry-After and a JSON error, never a reset (issue 26, defect 5).

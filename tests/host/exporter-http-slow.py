@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
+# kprint-test: alone (a load test, whose scrapes must each answer within 2 s)
 """Slow HTTP clients from one address while another scrapes: Debian's
 slowhttptest against kprint_exporter --replay (no kernel).
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
+# kprint-test: boots a guest (tests/run gives it a lane, a core, of its own)
 #
 # make bench still works: `tests/bench/run --smoke` boots its guest, runs
 # every comparison briefly and writes the JSON and the Markdown table.  The

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
+# kprint-test: boots a guest (tests/run gives it a lane, a core, of its own)
 """kprint's counters across hosts (docs/fleet.md), with the real programs:
 two exporters on --replay files standing for two hosts, and one live
 exporter in a guest (tests/vm/run --forward, tests/lib/pageagent.py

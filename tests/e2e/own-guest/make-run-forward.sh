@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
+# kprint-test: boots a guest (tests/run gives it a lane, a core, of its own)
 #
 # What `make run` promises, checked from the host: the guest's exporter is
 # reachable through the forward on 127.0.0.1 and serves the demo's per-format

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
+# kprint-test: boots a guest (tests/run gives it a lane, a core, of its own)
+# kprint-test: alone (its promise is a latency: a record on the page within 2 s)
 """kprint_exporter's page with a kernel, in headless Chromium on the host:
 one guest (tests/vm/run --forward twice: the exporter, and pageagent.py,
 which emits records when asked).  A record emitted in the guest appears

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
+# kprint-test: boots a guest (tests/run gives it a lane, a core, of its own)
 #
 # A kernel splat is charged to the test during which it appeared, and to no
 # other: tests/run runs the canary group of tests/vm/canary/groups, [a

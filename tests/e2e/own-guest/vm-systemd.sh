@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: boots a guest (tests/run runs it after the guest groups, not beside them)
+# kprint-test: boots a guest (tests/run gives it a lane, a core, of its own)
+# kprint-test: after deb.sh (it installs the packages deb.sh builds in .output/deb)
 #
 # The Debian packages installed on a running system, in one guest booted by
 # tests/vm/run --systemd: systemd is PID 1 on a writable overlay of the
