@@ -99,6 +99,9 @@ int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
 
 void kprint_usage(FILE *out);
 
+/* "kprint: " @fmt (with @arg) and a pointer to --help; KPRINT_EXIT_USAGE. */
+int kprint_usage_error(const char *fmt, const char *arg);
+
 /*
  * --catalog: load o->catalog_path (if given) into o->catalog, saying why
  * on stderr when it is refused.  Returns -1 to go on, or the exit status.

@@ -47,22 +47,12 @@ ALLOWED_CIRCLE = {"kprint_genl", "kprint_netlink"}
 
 # The circles the project's sources keep, each with its reason: a circle is
 # allowed when all its files are in one of these sets.
-CLI_COMMANDS = ["catalog", "dump", "emit", "formats", "monitor", "stats", "translate"]
 SOURCE_ALLOWED = [
     # A generic netlink family is two halves that name each other: the
     # generated tables (whose ops name the handlers) and the handlers
     # (which register the family built from those tables).
     ({"kernel/kprint_genl.c", "kernel/kprint_netlink.c"},
      "the genetlink ops and their handlers"),
-    # Issue 27 opens this one (the exposition helpers move to a file of
-    # their own); drop the entry once that is merged.
-    ({"exporter/daemon/kpx_journal.c", "exporter/daemon/kpx_metrics.c"},
-     "the journal's metrics and the exposition helpers, being split"),
-    # kprint.c's command table names each command, and the commands call
-    # back into kprint.c for its option parser and kprint_fail().  Opened
-    # by moving those two into a file of their own; drop the entry then.
-    ({"exporter/cli/kprint.c", *("exporter/cli/cmd_%s.c" % c for c in CLI_COMMANDS)},
-     "the CLI's command table and the option parser its commands call"),
 ]
 
 # What a header defines for its includers; a .c file only its functions
