@@ -265,7 +265,7 @@ enabled=$(cd /etc/systemd/system 2>/dev/null &&
 	ls -d ./*.wants/* 2>/dev/null | sed 's|.*/||' | sort -u | tr '\n' ' ')
 echo "# the host enables: ${enabled:-nothing}"
 
-timeout=${KPRINT_VM_SYSTEMD_TIMEOUT:-420} module=""
+timeout=${KPRINT_VM_SYSTEMD_TIMEOUT:-900} module=""
 [ "$full" = 0 ] || timeout=2400 module=--no-module
 out=$(tests/vm/run --kernel "$kver" --timeout $timeout --systemd $module -- \
 	"$(pwd)/tests/e2e/own-guest/vm-systemd.sh" --guest "$token" "$probe" "$full" "$enabled" 2>&1)
