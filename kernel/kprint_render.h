@@ -71,6 +71,19 @@ enum kprint_render_err {
 
 int kprint_render_marked(const struct kprint_rec *rec, char *buf, size_t size);
 
+/* kprint_render_check.c: the selfcheck parameter and its comparison */
+extern bool kprint_selfcheck;
+
+/* Is the selfcheck parameter on?  Asked on every bridged printk. */
+static inline bool kprint_selfcheck_enabled(void)
+{
+	return READ_ONCE(kprint_selfcheck);
+}
+
+__printf(2, 0)
+void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
+			   va_list args, size_t limit, size_t skip);
+
 /**
  * struct kprint_render_plan - a format's conversions, worked out once
  * @deferrable: kprint_render_planned() may keep its arguments as values:
