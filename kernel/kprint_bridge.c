@@ -135,9 +135,11 @@
 #include <asm/unwind.h>
 #endif
 
+#include <kprint_handoff.h>
+
 #include "kprint_bridge.h"
 #include "kprint_core.h"
-#include "kprint_emit.h"
+#include "kprint_handoff.h"
 #include "kprint_render.h"
 #include "kprint_stats.h"
 
