@@ -58,6 +58,52 @@ static size_t kprint_fmt_literal_len(const char *p)
 	return len + find_zero(create_zero_mask(zeros));
 }
 
+/* Skips flags, width and precision at @p, noting a '*' in @spec. */
+static const char *kprint_fmt_skip_width(const char *p,
+					 struct kprint_fmt_spec *spec)
+{
+	while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0')
+		p++;
+
+	if (isdigit(*p)) {
+		while (isdigit(*p))
+			p++;
+	} else if (*p == '*') {
+		spec->star_width = true;
+		p++;
+	}
+
+	if (*p == '.') {
+		p++;
+		if (isdigit(*p)) {
+			while (isdigit(*p))
+				p++;
+		} else if (*p == '*') {
+			spec->star_prec = true;
+			p++;
+		}
+	}
+	return p;
+}
+
+/* An integer's type: length @q ('L' for ll, 'H' for hh), @sign: d, i. */
+static enum kprint_fmt_type kprint_fmt_int_type(char q, bool sign)
+{
+	switch (q) {
+	case 'L':
+		return KPRINT_FMT_LLONG;
+	case 'l':
+		return sign ? KPRINT_FMT_LONG : KPRINT_FMT_ULONG;
+	case 'z':
+		return sign ? KPRINT_FMT_SSIZE : KPRINT_FMT_SIZE;
+	case 't':
+		return KPRINT_FMT_PTRDIFF;
+	default:
+		/* hh and h are passed promoted to int, like plain ints. */
+		return sign ? KPRINT_FMT_INT : KPRINT_FMT_UINT;
+	}
+}
+
 /**
  * kprint_fmt_decode() - classify the next token of a format
  * @fmt: where to continue in the format
@@ -91,28 +137,7 @@ unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec)
 		return kprint_fmt_literal_len(p);
 	}
 
-	p++;
-	while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0')
-		p++;
-
-	if (isdigit(*p)) {
-		while (isdigit(*p))
-			p++;
-	} else if (*p == '*') {
-		spec->star_width = true;
-		p++;
-	}
-
-	if (*p == '.') {
-		p++;
-		if (isdigit(*p)) {
-			while (isdigit(*p))
-				p++;
-		} else if (*p == '*') {
-			spec->star_prec = true;
-			p++;
-		}
-	}
+	p = kprint_fmt_skip_width(p + 1, spec);
 
 	if (*p == 'h' || _tolower(*p) == 'l' || *p == 'z' || *p == 't') {
 		q = *p++;
@@ -152,24 +177,7 @@ unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec)
 		return p - fmt;
 	}
 
-	switch (q) {
-	case 'L':
-		spec->type = KPRINT_FMT_LLONG;
-		break;
-	case 'l':
-		spec->type = sign ? KPRINT_FMT_LONG : KPRINT_FMT_ULONG;
-		break;
-	case 'z':
-		spec->type = sign ? KPRINT_FMT_SSIZE : KPRINT_FMT_SIZE;
-		break;
-	case 't':
-		spec->type = KPRINT_FMT_PTRDIFF;
-		break;
-	default:
-		/* hh and h are passed promoted to int, like plain ints. */
-		spec->type = sign ? KPRINT_FMT_INT : KPRINT_FMT_UINT;
-		break;
-	}
+	spec->type = kprint_fmt_int_type(q, sign);
 	return p + 1 - fmt;
 }
 
@@ -413,6 +421,45 @@ static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
 	}
 }
 
+/* Pulls @a's value from @ap at its real type; false for no value. */
+static bool kprint_arg_pull(struct kprint_arg *a, va_list *ap)
+{
+	switch (a->fs->type) {
+	case KPRINT_FMT_CHAR:
+	case KPRINT_FMT_INT:
+		a->val.i = va_arg(*ap, int);
+		break;
+	case KPRINT_FMT_UINT:
+		a->val.u = va_arg(*ap, unsigned int);
+		break;
+	case KPRINT_FMT_STR:
+	case KPRINT_FMT_PTR:
+		a->val.p = va_arg(*ap, const void *);
+		break;
+	case KPRINT_FMT_LLONG:
+		a->val.ll = va_arg(*ap, long long);
+		break;
+	case KPRINT_FMT_ULONG:
+		a->val.ul = va_arg(*ap, unsigned long);
+		break;
+	case KPRINT_FMT_LONG:
+		a->val.l = va_arg(*ap, long);
+		break;
+	case KPRINT_FMT_SIZE:
+		a->val.z = va_arg(*ap, size_t);
+		break;
+	case KPRINT_FMT_SSIZE:
+		a->val.sz = va_arg(*ap, ssize_t);
+		break;
+	case KPRINT_FMT_PTRDIFF:
+		a->val.t = va_arg(*ap, ptrdiff_t);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 /*
  * A conversion kprint_render_plain() does not take, through snprintf().
  * A function of its own because the kernel may zero every local at
@@ -450,39 +497,8 @@ static noinline bool kprint_render_snprintf(struct kprint_builder *b,
 	if (fs->star_prec)
 		a.prec = va_arg(*ap, int);
 
-	switch (fs->type) {
-	case KPRINT_FMT_CHAR:
-	case KPRINT_FMT_INT:
-		a.val.i = va_arg(*ap, int);
-		break;
-	case KPRINT_FMT_UINT:
-		a.val.u = va_arg(*ap, unsigned int);
-		break;
-	case KPRINT_FMT_STR:
-	case KPRINT_FMT_PTR:
-		a.val.p = va_arg(*ap, const void *);
-		break;
-	case KPRINT_FMT_LLONG:
-		a.val.ll = va_arg(*ap, long long);
-		break;
-	case KPRINT_FMT_ULONG:
-		a.val.ul = va_arg(*ap, unsigned long);
-		break;
-	case KPRINT_FMT_LONG:
-		a.val.l = va_arg(*ap, long);
-		break;
-	case KPRINT_FMT_SIZE:
-		a.val.z = va_arg(*ap, size_t);
-		break;
-	case KPRINT_FMT_SSIZE:
-		a.val.sz = va_arg(*ap, ssize_t);
-		break;
-	case KPRINT_FMT_PTRDIFF:
-		a.val.t = va_arg(*ap, ptrdiff_t);
-		break;
-	default:
+	if (!kprint_arg_pull(&a, ap))
 		return false;
-	}
 
 	len = kprint_arg_print(b->argbuf, KPRINT_ARG_MAX, &a);
 	if (len < KPRINT_ARG_MAX) {
