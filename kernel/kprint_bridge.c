@@ -46,7 +46,7 @@
 #include <linux/string.h>
 
 #include "kprint_bridge.h"
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 #include "kprint_handoff.h"
 #include "kprint_stats.h"
 
@@ -170,6 +170,7 @@ static unsigned long kprint_bridge_lookup(const char *name)
 	return addr;
 }
 
+/* vprintk_store()'s code, from its symbol's offset and size. */
 static void kprint_bridge_store_range(void)
 {
 	char sym[KSYM_SYMBOL_LEN];
@@ -210,7 +211,6 @@ static void kprint_bridge_unregister(void)
 	WRITE_ONCE(kprint_bridge_registered, false);
 	kprint_handoff_clear();
 }
-
 
 /* Frees what kprint_bridge_alloc() made, once no CPU is in the hook. */
 static void kprint_bridge_free(void)

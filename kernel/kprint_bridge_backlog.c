@@ -26,7 +26,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 #include "kprint_core.h"
 
 /*
@@ -40,11 +40,17 @@ u64 kprint_bridge_load_end;
 static atomic_t kprint_bridge_load_n;
 static u64 kprint_bridge_load_seqs[KPRINT_BRIDGE_LOAD_SEQS];
 
-/* Notes @seq, which printk committed live while the backlog is taken. */
-void kprint_bridge_load_add(u64 seq)
+/*
+ * Notes @seq, if printk committed it live while the backlog is taken, so
+ * that the backlog does not take it again.  Asked at every commit.
+ */
+void kprint_bridge_load_note(u64 seq)
 {
 	int i;
 
+	if (likely(!READ_ONCE(kprint_bridge_loading)) ||
+	    seq >= READ_ONCE(kprint_bridge_load_end))
+		return;
 	i = atomic_inc_return(&kprint_bridge_load_n) - 1;
 	if (i < KPRINT_BRIDGE_LOAD_SEQS)
 		WRITE_ONCE(kprint_bridge_load_seqs[i], seq);

@@ -17,7 +17,7 @@
  *
  * **The unwinder.**  Without a valid hint, x86's exported unwinder starts
  * from the registers ftrace saved, and stops at the caller.  Elsewhere,
- * stack_trace_save() is the last resort.
+ * or when it finds none, stack_trace_save() is the last resort.
  *
  * **The site cache.**  sprint_symbol() of a return address is cached
  * (__module_address() is not exported).  The cache is lock-free.
@@ -50,7 +50,7 @@
 #include <asm/unwind.h>
 #endif
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 
 /* Return addresses looked at, from the hook outwards. */
 #define KPRINT_BRIDGE_STACK_DEPTH	16

@@ -29,7 +29,7 @@
 #include <linux/hash.h>
 #include <linux/spinlock.h>
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 
 /* printk callers whose open line (pr_cont) is remembered. */
 #define KPRINT_BRIDGE_LINES_BITS	8

@@ -8,8 +8,9 @@
  *
  * The record's format is the one the call site compiled.  Leading KERN_SOH
  * pairs and one trailing newline are stripped.  dev_printk() and
- * netdev_printk() hand printk a fixed wrapper ("%s %s: %pV"): the record
- * takes the caller's own format, from inside the struct va_format.
+ * netdev_printk() hand printk a fixed wrapper format (dev_printk()'s is
+ * "%s %s: %pV").  The record takes the caller's own format instead, from
+ * inside the struct va_format.
  *
  * Measuring and hashing a format on every message cost too much.  So the
  * stripped format's length, its id and its plan are cached, per format
@@ -34,7 +35,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 
 /*
  * Formats: the stripped format, its length and its id, per format pointer.

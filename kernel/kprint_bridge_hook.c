@@ -66,7 +66,7 @@
 
 #include <kprint_handoff.h>
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 #include "kprint_core.h"
 #include "kprint_handoff.h"
 #include "kprint_render.h"

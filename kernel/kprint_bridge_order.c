@@ -47,7 +47,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 #include "kprint_core.h"
 
 /* Where the hook is: vprintk_store(). */

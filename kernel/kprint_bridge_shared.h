@@ -3,8 +3,8 @@
  * kprint: what the printk bridge's files share, and nothing else of kprint
  * needs.  The bridge's own API is kprint_bridge.h.
  */
-#ifndef _KPRINT_BRIDGE_INTERNAL_H
-#define _KPRINT_BRIDGE_INTERNAL_H
+#ifndef _KPRINT_BRIDGE_SHARED_H
+#define _KPRINT_BRIDGE_SHARED_H
 
 #include <linux/atomic.h>
 #include <linux/dev_printk.h>
@@ -357,20 +357,7 @@ void kprint_bridge_commit_hook(unsigned long ip, unsigned long parent_ip,
 extern bool kprint_bridge_loading;
 extern u64 kprint_bridge_load_end;
 
-void kprint_bridge_load_add(u64 seq);
-
-/*
- * Records printk committed while the backlog is being taken are noted, so
- * as not to take them twice.  Asked at every commit: only the flag inline.
- */
-static inline void kprint_bridge_load_note(u64 seq)
-{
-	if (likely(!READ_ONCE(kprint_bridge_loading)) ||
-	    seq >= READ_ONCE(kprint_bridge_load_end))
-		return;
-	kprint_bridge_load_add(seq);
-}
-
+void kprint_bridge_load_note(u64 seq);
 u64 kprint_bridge_backlog_end(void);
 void kprint_bridge_backlog(u64 end);
 
@@ -379,4 +366,4 @@ void kprint_bridge_backlog(u64 end);
 void kprint_bridge_dispatch(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *op, struct ftrace_regs *fregs);
 
-#endif /* _KPRINT_BRIDGE_INTERNAL_H */
+#endif /* _KPRINT_BRIDGE_SHARED_H */

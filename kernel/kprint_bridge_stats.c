@@ -17,7 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/sysfs.h>
 
-#include "kprint_bridge_internal.h"
+#include "kprint_bridge_shared.h"
 
 struct kprint_bridge_counts kprint_bridge_count;
 
