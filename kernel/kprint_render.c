@@ -23,6 +23,7 @@
 #include <asm/word-at-a-time.h>
 
 #include "kprint_render.h"
+#include "kprint_render_plain.h"
 
 /*
  * Longest conversion specification we copy out.  Real ones are a handful
@@ -247,27 +248,9 @@ static void kprint_render_emit(struct kprint_builder *b, const char *s,
 	kprint_rec_append_text(b, s, len);
 }
 
-/*
- * The conversions most messages consist of, written without a width, a
- * precision, a flag or an h/hh length ("%d", "%u", "%x", "%s" and their
- * l, ll and z forms), are rendered here directly: a snprintf() per
- * argument costs a whole vsnprintf() set-up and a second parse of the
- * specification, which made up much of kprint's cost over printk.  The
- * bytes are the ones vsnprintf() writes for these: plain decimal or
- * lower-case hex, and for %s the string, or "(null)" / "(efault)" where
- * check_pointer_msg() refuses the pointer.  The printk bridge also keeps
- * the values of these conversions as they are and renders them only when
- * the record is read (kprint_render_planned()).
- */
-enum kprint_plain {
-	KPRINT_PLAIN_NONE,
-	KPRINT_PLAIN_STR,
-	KPRINT_PLAIN_INT,
-};
-
 /* Which plain conversion the specification @fmt of @n bytes is, if any. */
-static enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
-					   const struct kprint_fmt_spec *fs)
+enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
+				    const struct kprint_fmt_spec *fs)
 {
 	const char conv = fmt[n - 1];
 
@@ -303,37 +286,6 @@ static enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
 		return KPRINT_PLAIN_INT;
 	default:
 		return KPRINT_PLAIN_NONE;
-	}
-}
-
-/* The string a plain %s prints for @s. */
-static const char *kprint_plain_str(const char *s)
-{
-	if (!s)
-		return "(null)";
-	if ((unsigned long)s < PAGE_SIZE || IS_ERR_VALUE(s))
-		return "(efault)";
-	return s;
-}
-
-/* A plain integer's value, signed types sign-extended to 64 bits. */
-static u64 kprint_plain_int(const struct kprint_fmt_spec *fs, va_list *ap)
-{
-	switch (fs->type) {
-	case KPRINT_FMT_INT:
-		return va_arg(*ap, int);
-	case KPRINT_FMT_UINT:
-		return va_arg(*ap, unsigned int);
-	case KPRINT_FMT_LONG:
-		return va_arg(*ap, long);
-	case KPRINT_FMT_ULONG:
-		return va_arg(*ap, unsigned long);
-	case KPRINT_FMT_SSIZE:
-		return va_arg(*ap, ssize_t);
-	case KPRINT_FMT_SIZE:
-		return va_arg(*ap, size_t);
-	default:			/* KPRINT_FMT_LLONG */
-		return va_arg(*ap, long long);
 	}
 }
 
@@ -380,9 +332,6 @@ static char *kprint_plain_digits(char *end, const char *fmt, unsigned int n,
 		*--p = '-';
 	return p;
 }
-
-/* Longest plain integer: 20 digits and a sign. */
-#define KPRINT_PLAIN_INT_MAX	21
 
 /* Both the argument and its place in the text, for a plain integer. */
 static void kprint_plain_emit_int(struct kprint_builder *b, const char *fmt,
@@ -638,116 +587,6 @@ enum kprint_render_err kprint_render_given(struct kprint_builder *b,
 		i++;
 	}
 	return i == nargs ? KPRINT_RENDER_OK : KPRINT_RENDER_MISMATCH;
-}
-
-/**
- * kprint_render_plan() - work out a format's plan for kprint_render_planned()
- * @fmt: printf-style format
- * @plan: filled in
- *
- * Worked out once for a format the caller sees again and again (the
- * printk bridge's format cache): kprint_render_planned() then takes the
- * arguments without walking the format.
- *
- * Context: Any context.
- */
-void kprint_render_plan(const char *fmt, struct kprint_render_plan *plan)
-{
-	struct kprint_fmt_spec fs;
-	unsigned int n, bound = 0;
-	bool first = true;
-
-	memset(plan, 0, sizeof(*plan));
-	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n, first = false) {
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			bound += n;
-			continue;
-		case KPRINT_FMT_PERCENT:
-			if (fs.star_width || fs.star_prec)
-				return;
-			bound++;
-			continue;
-		default:
-			break;
-		}
-		if (plan->nr == KPRINT_ARGS_MAX)
-			return;
-		switch (kprint_plain_kind(fmt, n, &fs)) {
-		case KPRINT_PLAIN_STR:
-			if (first)
-				return;
-			break;
-		case KPRINT_PLAIN_INT:
-			bound += KPRINT_PLAIN_INT_MAX;
-			break;
-		default:
-			return;
-		}
-		plan->type[plan->nr++] = fs.type;
-	}
-	if (bound > U16_MAX)
-		return;
-	plan->bound = bound;
-	plan->deferrable = true;
-}
-
-/**
- * kprint_render_planned() - keep a format's arguments for rendering later
- * @b: builder, after every fixed string (the format among them) is stored
- * @plan: the format's plan (kprint_render_plan()), deferrable
- * @args: its arguments
- * @room: the most text bytes the record may have
- *
- * The printk bridge's way around rendering every message twice: printk
- * renders the text itself, and the record need only keep what it takes to
- * render it again when someone reads it.  Only formats made of literal
- * text and plain conversions (kprint_plain_kind()) qualify, and none that
- * begins with a %s, which could begin the text with a KERN_SOH (printk
- * would take it for a level): the plan says so.  A plain integer is stored
- * as its 64-bit value, a plain %s as the string (it may be gone by the time
- * of reading).  The text is not stored at all; kprint_render_expand()
- * makes it, with the arguments, from the stored format.
- *
- * Context: Any context in which vsnprintf() of the format is safe.
- * Return: 0, or -EINVAL (with the builder as it was) when the format must
- * be rendered now: a string longer than an argument may be, or a text that
- * could be longer than @room (so would be cut).
- */
-int kprint_render_planned(struct kprint_builder *b,
-			  const struct kprint_render_plan *plan, va_list args,
-			  size_t room)
-{
-	struct kprint_rec *rec = b->rec;
-	char *const pos = b->pos;
-	struct kprint_fmt_spec fs = {};
-	size_t bound = plan->bound, len;
-	const char *s;
-	unsigned int i;
-	va_list ap;
-	u64 v;
-
-	va_copy(ap, args);
-	for (i = 0; i < plan->nr; i++) {
-		fs.type = plan->type[i];
-		if (fs.type == KPRINT_FMT_STR) {
-			s = kprint_plain_str(va_arg(ap, const char *));
-			len = strnlen(s, KPRINT_ARG_MAX);
-			if (len == KPRINT_ARG_MAX)
-				break;
-			kprint_rec_add_arg(b, s, len);
-			bound += len;
-		} else {
-			v = kprint_plain_int(&fs, &ap);
-			kprint_rec_add_arg(b, (const char *)&v, sizeof(v));
-		}
-	}
-	va_end(ap);
-	if (i == plan->nr && bound <= room)
-		return 0;
-	b->pos = pos;
-	rec->nr_args = 0;
-	return -EINVAL;
 }
 
 /**
