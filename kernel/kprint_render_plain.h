@@ -17,14 +17,14 @@
 /*
  * The conversions most messages consist of, written without a width, a
  * precision, a flag or an h/hh length ("%d", "%u", "%x", "%s" and their
- * l, ll and z forms), are rendered here directly: a snprintf() per
- * argument costs a whole vsnprintf() set-up and a second parse of the
- * specification, which made up much of kprint's cost over printk.  The
- * bytes are the ones vsnprintf() writes for these: plain decimal or
- * lower-case hex, and for %s the string, or "(null)" / "(efault)" where
- * check_pointer_msg() refuses the pointer.  The printk bridge also keeps
- * the values of these conversions as they are and renders them only when
- * the record is read (kprint_render_planned()).
+ * l, ll and z forms), are rendered directly (kprint_render_plain()): a
+ * snprintf() per argument costs a whole vsnprintf() set-up and a second
+ * parse of the specification, which made up much of kprint's cost over
+ * printk.  The bytes are the ones vsnprintf() writes for these: plain
+ * decimal or lower-case hex, and for %s the string, or "(null)" /
+ * "(efault)" where check_pointer_msg() refuses the pointer.  The printk
+ * bridge also keeps the values of these conversions as they are and
+ * renders them only when the record is read (kprint_render_planned()).
  */
 enum kprint_plain {
 	KPRINT_PLAIN_NONE,
