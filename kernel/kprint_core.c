@@ -54,8 +54,8 @@
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 
-#include "kprint_bridge.h"
 #include "kprint_core.h"
+#include "kprint_handoff.h"
 #include "kprint_ntf.h"
 #include "kprint_render.h"
 

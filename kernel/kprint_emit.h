@@ -16,16 +16,4 @@ __printf(3, 0)
 void kprint_build_site(struct kprint_builder *b, struct kprint_site *site,
 		       const char *fmt, va_list args, u8 level);
 
-extern bool kprint_selfcheck;
-
-/* Is the selfcheck parameter on?  Asked on every bridged printk. */
-static inline bool kprint_selfcheck_enabled(void)
-{
-	return READ_ONCE(kprint_selfcheck);
-}
-
-__printf(2, 0)
-void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
-			   va_list args, size_t limit, size_t skip);
-
 #endif /* _KPRINT_EMIT_H */

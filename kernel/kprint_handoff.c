@@ -40,7 +40,9 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
-#include "kprint_bridge.h"
+#include <kprint_handoff.h>
+
+#include "kprint_handoff.h"
 #include "kprint_record.h"
 
 static struct kprint_handoff_block *kprint_handoff_blocks;

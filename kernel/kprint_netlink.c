@@ -227,20 +227,16 @@ static int kprint_nl_emit_build(struct kprint_builder *b, struct nlattr **tb,
 	return 0;
 }
 
-int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
+/*
+ * The one record of an EMIT request, parsed into @tb, and its arguments in
+ * order into @args (@nargs of them): nla_parse() keeps only the last ARG.
+ */
+static int kprint_nl_emit_parse(struct genl_info *info, struct nlattr **tb,
+				struct nlattr **args, unsigned int *nargs)
 {
-	struct nlattr *tb[KPRINT_RECORD_A_MAX + 1];
-	struct nlattr *args[KPRINT_ARGS_MAX];
 	struct netlink_ext_ack *extack = info->extack;
-	struct kprint_builder b = {};
 	struct nlattr *rattr, *attr;
-	unsigned int nargs = 0;
-	struct sk_buff *msg;
-	unsigned long flags;
-	void *hdr, *buf;
 	int err, rem, nrec = 0;
-	bool running;
-	u64 seq;
 
 	if (GENL_REQ_ATTR_CHECK(info, KPRINT_A_RECORD)) {
 		GENL_SET_ERR_MSG(info, "missing KPRINT_A_RECORD");
@@ -273,13 +269,33 @@ int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 	nla_for_each_nested(attr, rattr, rem) {
 		if (nla_type(attr) != KPRINT_RECORD_A_ARG)
 			continue;
-		if (nargs == KPRINT_ARGS_MAX) {
+		if (*nargs == KPRINT_ARGS_MAX) {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "more than KPRINT_ARGS_MAX arguments");
 			return -EINVAL;
 		}
-		args[nargs++] = attr;
+		args[(*nargs)++] = attr;
 	}
+	return 0;
+}
+
+int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[KPRINT_RECORD_A_MAX + 1];
+	struct nlattr *args[KPRINT_ARGS_MAX];
+	struct netlink_ext_ack *extack = info->extack;
+	struct kprint_builder b = {};
+	unsigned int nargs = 0;
+	struct sk_buff *msg;
+	unsigned long flags;
+	void *hdr, *buf;
+	bool running;
+	int err;
+	u64 seq;
+
+	err = kprint_nl_emit_parse(info, tb, args, &nargs);
+	if (err)
+		return err;
 
 	/* Allocate the reply first: a stored record must get its answer. */
 	msg = genlmsg_new(kprint_nl_emit_reply_size(), GFP_KERNEL);

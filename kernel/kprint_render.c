@@ -23,6 +23,7 @@
 #include <asm/word-at-a-time.h>
 
 #include "kprint_render.h"
+#include "kprint_render_plain.h"
 
 /*
  * Longest conversion specification we copy out.  Real ones are a handful
@@ -58,6 +59,52 @@ static size_t kprint_fmt_literal_len(const char *p)
 	return len + find_zero(create_zero_mask(zeros));
 }
 
+/* Skips flags, width and precision at @p, noting a '*' in @spec. */
+static const char *kprint_fmt_skip_width(const char *p,
+					 struct kprint_fmt_spec *spec)
+{
+	while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0')
+		p++;
+
+	if (isdigit(*p)) {
+		while (isdigit(*p))
+			p++;
+	} else if (*p == '*') {
+		spec->star_width = true;
+		p++;
+	}
+
+	if (*p == '.') {
+		p++;
+		if (isdigit(*p)) {
+			while (isdigit(*p))
+				p++;
+		} else if (*p == '*') {
+			spec->star_prec = true;
+			p++;
+		}
+	}
+	return p;
+}
+
+/* An integer's type: length @q ('L' for ll, 'H' for hh), @sign: d, i. */
+static enum kprint_fmt_type kprint_fmt_int_type(char q, bool sign)
+{
+	switch (q) {
+	case 'L':
+		return KPRINT_FMT_LLONG;
+	case 'l':
+		return sign ? KPRINT_FMT_LONG : KPRINT_FMT_ULONG;
+	case 'z':
+		return sign ? KPRINT_FMT_SSIZE : KPRINT_FMT_SIZE;
+	case 't':
+		return KPRINT_FMT_PTRDIFF;
+	default:
+		/* hh and h are passed promoted to int, like plain ints. */
+		return sign ? KPRINT_FMT_INT : KPRINT_FMT_UINT;
+	}
+}
+
 /**
  * kprint_fmt_decode() - classify the next token of a format
  * @fmt: where to continue in the format
@@ -91,28 +138,7 @@ unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec)
 		return kprint_fmt_literal_len(p);
 	}
 
-	p++;
-	while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0')
-		p++;
-
-	if (isdigit(*p)) {
-		while (isdigit(*p))
-			p++;
-	} else if (*p == '*') {
-		spec->star_width = true;
-		p++;
-	}
-
-	if (*p == '.') {
-		p++;
-		if (isdigit(*p)) {
-			while (isdigit(*p))
-				p++;
-		} else if (*p == '*') {
-			spec->star_prec = true;
-			p++;
-		}
-	}
+	p = kprint_fmt_skip_width(p + 1, spec);
 
 	if (*p == 'h' || _tolower(*p) == 'l' || *p == 'z' || *p == 't') {
 		q = *p++;
@@ -152,24 +178,7 @@ unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec)
 		return p - fmt;
 	}
 
-	switch (q) {
-	case 'L':
-		spec->type = KPRINT_FMT_LLONG;
-		break;
-	case 'l':
-		spec->type = sign ? KPRINT_FMT_LONG : KPRINT_FMT_ULONG;
-		break;
-	case 'z':
-		spec->type = sign ? KPRINT_FMT_SSIZE : KPRINT_FMT_SIZE;
-		break;
-	case 't':
-		spec->type = KPRINT_FMT_PTRDIFF;
-		break;
-	default:
-		/* hh and h are passed promoted to int, like plain ints. */
-		spec->type = sign ? KPRINT_FMT_INT : KPRINT_FMT_UINT;
-		break;
-	}
+	spec->type = kprint_fmt_int_type(q, sign);
 	return p + 1 - fmt;
 }
 
@@ -239,27 +248,9 @@ static void kprint_render_emit(struct kprint_builder *b, const char *s,
 	kprint_rec_append_text(b, s, len);
 }
 
-/*
- * The conversions most messages consist of, written without a width, a
- * precision, a flag or an h/hh length ("%d", "%u", "%x", "%s" and their
- * l, ll and z forms), are rendered here directly: a snprintf() per
- * argument costs a whole vsnprintf() set-up and a second parse of the
- * specification, which made up much of kprint's cost over printk.  The
- * bytes are the ones vsnprintf() writes for these: plain decimal or
- * lower-case hex, and for %s the string, or "(null)" / "(efault)" where
- * check_pointer_msg() refuses the pointer.  The printk bridge also keeps
- * the values of these conversions as they are and renders them only when
- * the record is read (kprint_render_planned()).
- */
-enum kprint_plain {
-	KPRINT_PLAIN_NONE,
-	KPRINT_PLAIN_STR,
-	KPRINT_PLAIN_INT,
-};
-
 /* Which plain conversion the specification @fmt of @n bytes is, if any. */
-static enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
-					   const struct kprint_fmt_spec *fs)
+enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
+				    const struct kprint_fmt_spec *fs)
 {
 	const char conv = fmt[n - 1];
 
@@ -295,37 +286,6 @@ static enum kprint_plain kprint_plain_kind(const char *fmt, unsigned int n,
 		return KPRINT_PLAIN_INT;
 	default:
 		return KPRINT_PLAIN_NONE;
-	}
-}
-
-/* The string a plain %s prints for @s. */
-static const char *kprint_plain_str(const char *s)
-{
-	if (!s)
-		return "(null)";
-	if ((unsigned long)s < PAGE_SIZE || IS_ERR_VALUE(s))
-		return "(efault)";
-	return s;
-}
-
-/* A plain integer's value, signed types sign-extended to 64 bits. */
-static u64 kprint_plain_int(const struct kprint_fmt_spec *fs, va_list *ap)
-{
-	switch (fs->type) {
-	case KPRINT_FMT_INT:
-		return va_arg(*ap, int);
-	case KPRINT_FMT_UINT:
-		return va_arg(*ap, unsigned int);
-	case KPRINT_FMT_LONG:
-		return va_arg(*ap, long);
-	case KPRINT_FMT_ULONG:
-		return va_arg(*ap, unsigned long);
-	case KPRINT_FMT_SSIZE:
-		return va_arg(*ap, ssize_t);
-	case KPRINT_FMT_SIZE:
-		return va_arg(*ap, size_t);
-	default:			/* KPRINT_FMT_LLONG */
-		return va_arg(*ap, long long);
 	}
 }
 
@@ -373,9 +333,6 @@ static char *kprint_plain_digits(char *end, const char *fmt, unsigned int n,
 	return p;
 }
 
-/* Longest plain integer: 20 digits and a sign. */
-#define KPRINT_PLAIN_INT_MAX	21
-
 /* Both the argument and its place in the text, for a plain integer. */
 static void kprint_plain_emit_int(struct kprint_builder *b, const char *fmt,
 				  unsigned int n,
@@ -411,6 +368,45 @@ static bool kprint_render_plain(struct kprint_builder *b, const char *fmt,
 	default:
 		return false;
 	}
+}
+
+/* Pulls @a's value from @ap at its real type; false for no value. */
+static bool kprint_arg_pull(struct kprint_arg *a, va_list *ap)
+{
+	switch (a->fs->type) {
+	case KPRINT_FMT_CHAR:
+	case KPRINT_FMT_INT:
+		a->val.i = va_arg(*ap, int);
+		break;
+	case KPRINT_FMT_UINT:
+		a->val.u = va_arg(*ap, unsigned int);
+		break;
+	case KPRINT_FMT_STR:
+	case KPRINT_FMT_PTR:
+		a->val.p = va_arg(*ap, const void *);
+		break;
+	case KPRINT_FMT_LLONG:
+		a->val.ll = va_arg(*ap, long long);
+		break;
+	case KPRINT_FMT_ULONG:
+		a->val.ul = va_arg(*ap, unsigned long);
+		break;
+	case KPRINT_FMT_LONG:
+		a->val.l = va_arg(*ap, long);
+		break;
+	case KPRINT_FMT_SIZE:
+		a->val.z = va_arg(*ap, size_t);
+		break;
+	case KPRINT_FMT_SSIZE:
+		a->val.sz = va_arg(*ap, ssize_t);
+		break;
+	case KPRINT_FMT_PTRDIFF:
+		a->val.t = va_arg(*ap, ptrdiff_t);
+		break;
+	default:
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -450,39 +446,8 @@ static noinline bool kprint_render_snprintf(struct kprint_builder *b,
 	if (fs->star_prec)
 		a.prec = va_arg(*ap, int);
 
-	switch (fs->type) {
-	case KPRINT_FMT_CHAR:
-	case KPRINT_FMT_INT:
-		a.val.i = va_arg(*ap, int);
-		break;
-	case KPRINT_FMT_UINT:
-		a.val.u = va_arg(*ap, unsigned int);
-		break;
-	case KPRINT_FMT_STR:
-	case KPRINT_FMT_PTR:
-		a.val.p = va_arg(*ap, const void *);
-		break;
-	case KPRINT_FMT_LLONG:
-		a.val.ll = va_arg(*ap, long long);
-		break;
-	case KPRINT_FMT_ULONG:
-		a.val.ul = va_arg(*ap, unsigned long);
-		break;
-	case KPRINT_FMT_LONG:
-		a.val.l = va_arg(*ap, long);
-		break;
-	case KPRINT_FMT_SIZE:
-		a.val.z = va_arg(*ap, size_t);
-		break;
-	case KPRINT_FMT_SSIZE:
-		a.val.sz = va_arg(*ap, ssize_t);
-		break;
-	case KPRINT_FMT_PTRDIFF:
-		a.val.t = va_arg(*ap, ptrdiff_t);
-		break;
-	default:
+	if (!kprint_arg_pull(&a, ap))
 		return false;
-	}
 
 	len = kprint_arg_print(b->argbuf, KPRINT_ARG_MAX, &a);
 	if (len < KPRINT_ARG_MAX) {
@@ -622,199 +587,6 @@ enum kprint_render_err kprint_render_given(struct kprint_builder *b,
 		i++;
 	}
 	return i == nargs ? KPRINT_RENDER_OK : KPRINT_RENDER_MISMATCH;
-}
-
-/**
- * kprint_render_marked() - a record's text with KPRINT_MARKER around each arg
- * @rec: a sealed record
- * @buf: where the marked text goes, NUL-terminated
- * @size: bytes at @buf
- *
- * For the printk echo with markers=1.  The marked text is built from the
- * record's format and args, and checked against its text on the way: it is
- * only made when taking the markers out gives the text byte for byte and
- * the n-th marked span is arg n, all of them, so that a reader of
- * /dev/kmsg can rely on both.  That is not so for a record cut at one of
- * its limits (an arg longer than KPRINT_ARG_MAX, more than KPRINT_ARGS_MAX
- * args, a text cut at KPRINT_TEXT_MAX), nor for a text that holds a marker
- * of its own (the split would be ambiguous) or a NUL (printk's "%s" stops
- * there): those are echoed as they always were.  A trailing newline of the
- * format is missing from the text (kprint_rec_end()), and so from the
- * marked text.
- *
- * Context: Any context.
- * Return: the length of the marked text; -EINVAL when the record cannot be
- * marked faithfully, -ENOSPC when the marked text does not fit in @size.
- */
-int kprint_render_marked(const struct kprint_rec *rec, char *buf, size_t size)
-{
-	const char *fmt = kprint_rec_format(rec);
-	const char *text = kprint_rec_text(rec);
-	size_t tlen = rec->slen[KPRINT_STR_TEXT];
-	size_t pos = 0, out = 0, m, alen;
-	struct kprint_fmt_spec fs;
-	unsigned int n, i = 0;
-	const char *arg;
-
-	if (memchr(text, KPRINT_MARKER, tlen) || memchr(text, '\0', tlen))
-		return -EINVAL;
-	/* Exactly the text and two markers per arg, when it succeeds. */
-	if (tlen + 2 * rec->nr_args >= size)
-		return -ENOSPC;
-
-	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n) {
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			m = min_t(size_t, n, tlen - pos);
-			if (memcmp(text + pos, fmt, m))
-				return -EINVAL;
-			/* Only the format's trailing newline may be missing. */
-			if (m < n && !(m == n - 1 && fmt[m] == '\n' && !fmt[n]))
-				return -EINVAL;
-			memcpy(buf + out, fmt, m);
-			out += m;
-			pos += m;
-			break;
-		case KPRINT_FMT_PERCENT:
-			if (pos == tlen || text[pos] != '%')
-				return -EINVAL;
-			buf[out++] = '%';
-			pos++;
-			break;
-		case KPRINT_FMT_INVALID:
-			/* Rendering stopped here, as vsnprintf() does. */
-			goto end;
-		default:
-			if (i == rec->nr_args)
-				return -EINVAL;
-			arg = kprint_rec_str(rec, KPRINT_STR_ARG0 + i);
-			alen = rec->slen[KPRINT_STR_ARG0 + i];
-			if (alen > tlen - pos || memcmp(text + pos, arg, alen))
-				return -EINVAL;
-			buf[out++] = KPRINT_MARKER;
-			memcpy(buf + out, arg, alen);
-			out += alen;
-			buf[out++] = KPRINT_MARKER;
-			pos += alen;
-			i++;
-			break;
-		}
-	}
-end:
-	if (pos != tlen || i != rec->nr_args)
-		return -EINVAL;
-	buf[out] = '\0';
-	return out;
-}
-
-/**
- * kprint_render_plan() - work out a format's plan for kprint_render_planned()
- * @fmt: printf-style format
- * @plan: filled in
- *
- * Worked out once for a format the caller sees again and again (the
- * printk bridge's format cache): kprint_render_planned() then takes the
- * arguments without walking the format.
- *
- * Context: Any context.
- */
-void kprint_render_plan(const char *fmt, struct kprint_render_plan *plan)
-{
-	struct kprint_fmt_spec fs;
-	unsigned int n, bound = 0;
-	bool first = true;
-
-	memset(plan, 0, sizeof(*plan));
-	for (; (n = kprint_fmt_decode(fmt, &fs)); fmt += n, first = false) {
-		switch (fs.type) {
-		case KPRINT_FMT_LITERAL:
-			bound += n;
-			continue;
-		case KPRINT_FMT_PERCENT:
-			if (fs.star_width || fs.star_prec)
-				return;
-			bound++;
-			continue;
-		default:
-			break;
-		}
-		if (plan->nr == KPRINT_ARGS_MAX)
-			return;
-		switch (kprint_plain_kind(fmt, n, &fs)) {
-		case KPRINT_PLAIN_STR:
-			if (first)
-				return;
-			break;
-		case KPRINT_PLAIN_INT:
-			bound += KPRINT_PLAIN_INT_MAX;
-			break;
-		default:
-			return;
-		}
-		plan->type[plan->nr++] = fs.type;
-	}
-	if (bound > U16_MAX)
-		return;
-	plan->bound = bound;
-	plan->deferrable = true;
-}
-
-/**
- * kprint_render_planned() - keep a format's arguments for rendering later
- * @b: builder, after every fixed string (the format among them) is stored
- * @plan: the format's plan (kprint_render_plan()), deferrable
- * @args: its arguments
- * @room: the most text bytes the record may have
- *
- * The printk bridge's way around rendering every message twice: printk
- * renders the text itself, and the record need only keep what it takes to
- * render it again when someone reads it.  Only formats made of literal
- * text and plain conversions (kprint_plain_kind()) qualify, and none that
- * begins with a %s, which could begin the text with a KERN_SOH (printk
- * would take it for a level): the plan says so.  A plain integer is stored
- * as its 64-bit value, a plain %s as the string (it may be gone by the time
- * of reading).  The text is not stored at all; kprint_render_expand()
- * makes it, with the arguments, from the stored format.
- *
- * Context: Any context in which vsnprintf() of the format is safe.
- * Return: 0, or -EINVAL (with the builder as it was) when the format must
- * be rendered now: a string longer than an argument may be, or a text that
- * could be longer than @room (so would be cut).
- */
-int kprint_render_planned(struct kprint_builder *b,
-			  const struct kprint_render_plan *plan, va_list args,
-			  size_t room)
-{
-	struct kprint_rec *rec = b->rec;
-	char *const pos = b->pos;
-	struct kprint_fmt_spec fs = {};
-	size_t bound = plan->bound, len;
-	const char *s;
-	unsigned int i;
-	va_list ap;
-	u64 v;
-
-	va_copy(ap, args);
-	for (i = 0; i < plan->nr; i++) {
-		fs.type = plan->type[i];
-		if (fs.type == KPRINT_FMT_STR) {
-			s = kprint_plain_str(va_arg(ap, const char *));
-			len = strnlen(s, KPRINT_ARG_MAX);
-			if (len == KPRINT_ARG_MAX)
-				break;
-			kprint_rec_add_arg(b, s, len);
-			bound += len;
-		} else {
-			v = kprint_plain_int(&fs, &ap);
-			kprint_rec_add_arg(b, (const char *)&v, sizeof(v));
-		}
-	}
-	va_end(ap);
-	if (i == plan->nr && bound <= room)
-		return 0;
-	b->pos = pos;
-	rec->nr_args = 0;
-	return -EINVAL;
 }
 
 /**

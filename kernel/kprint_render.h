@@ -10,38 +10,8 @@
 #include <linux/stdarg.h>
 #include <linux/types.h>
 
+#include "kprint_fmt.h"
 #include "kprint_record.h"
-
-/* What a conversion specification pulls from the argument list. */
-enum kprint_fmt_type {
-	KPRINT_FMT_END,		/* end of the format */
-	KPRINT_FMT_LITERAL,	/* a run of plain characters */
-	KPRINT_FMT_PERCENT,	/* %% */
-	KPRINT_FMT_INVALID,	/* vsnprintf() stops here, and so do we */
-	KPRINT_FMT_CHAR,
-	KPRINT_FMT_STR,
-	KPRINT_FMT_PTR,
-	KPRINT_FMT_LLONG,
-	KPRINT_FMT_ULONG,
-	KPRINT_FMT_LONG,
-	KPRINT_FMT_SIZE,
-	KPRINT_FMT_SSIZE,
-	KPRINT_FMT_PTRDIFF,
-	KPRINT_FMT_UINT,	/* also the promoted hh and h forms */
-	KPRINT_FMT_INT,
-};
-
-/**
- * struct kprint_fmt_spec - one token of a format string
- * @type: enum kprint_fmt_type
- * @star_width: the width is taken from an int argument
- * @star_prec: the precision is taken from an int argument
- */
-struct kprint_fmt_spec {
-	u8 type;
-	bool star_width;
-	bool star_prec;
-};
 
 unsigned int kprint_fmt_decode(const char *fmt, struct kprint_fmt_spec *spec);
 __printf(2, 0)
@@ -70,6 +40,19 @@ enum kprint_render_err {
 #define KPRINT_MARKED_MAX	(1024 - 32 - 1)
 
 int kprint_render_marked(const struct kprint_rec *rec, char *buf, size_t size);
+
+/* kprint_render_check.c: the selfcheck parameter and its comparison */
+extern bool kprint_selfcheck;
+
+/* Is the selfcheck parameter on?  Asked on every bridged printk. */
+static inline bool kprint_selfcheck_enabled(void)
+{
+	return READ_ONCE(kprint_selfcheck);
+}
+
+__printf(2, 0)
+void kprint_selfcheck_text(struct kprint_builder *b, const char *fmt,
+			   va_list args, size_t limit, size_t skip);
 
 /**
  * struct kprint_render_plan - a format's conversions, worked out once
