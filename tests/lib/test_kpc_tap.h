@@ -117,4 +117,23 @@ static inline void test_put_record(struct nl_msg *msg, uint64_t seq,
 	nla_nest_end(msg, nest);
 }
 
+/*
+ * The printk bridge's counters as the kernel sends them, each a number of
+ * its own (dropped's reasons add up to 12), for the tests of their output.
+ * For tests that include kpc.h (struct kpc_stats).
+ */
+#define test_stats_bridge(st) do {					\
+	(st)->bridge = 1;						\
+	(st)->bridged = 812;						\
+	(st)->bridge_skipped = 3;					\
+	(st)->bridge_dropped_nmi = 1;					\
+	(st)->bridge_dropped_recursion = 2;				\
+	(st)->bridge_dropped_scratch = 4;				\
+	(st)->bridge_missed = 5;					\
+	(st)->bridge_backlog = 554;					\
+	for (int a_ = KPRINT_STATS_A_BRIDGE;				\
+	     a_ <= KPRINT_STATS_A_BRIDGE_BACKLOG; a_++)			\
+		(st)->present |= 1u << a_;				\
+} while (0)
+
 #endif /* TEST_KPC_TAP_H */

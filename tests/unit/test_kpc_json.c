@@ -288,16 +288,7 @@ static void test_lost_and_stats(void)
 	free(line);
 	json_object_put(obj);
 
-	st.bridge = 1;
-	st.bridged = 812;
-	st.bridge_skipped = 3;
-	st.bridge_dropped_nmi = 1;
-	st.bridge_dropped_recursion = 2;
-	st.bridge_dropped_scratch = 4;
-	st.bridge_missed = 5;
-	st.bridge_backlog = 554;
-	for (int a = KPRINT_STATS_A_BRIDGE; a <= KPRINT_STATS_A_BRIDGE_BACKLOG; a++)
-		st.present |= 1u << a;
+	test_stats_bridge(&st);
 	obj = kpc_json_stats(&st);
 	line = print_line(obj);
 	tap_ok(!strcmp(line, "{\"records\":5,\"next_seq\":9,\"bridge\":1,\"bridged\":812,"

@@ -272,7 +272,6 @@ static void test_stats(void)
 {
 	struct kpc_stats st = { .records = 5, .next_seq = 9 };
 	char *got;
-	int a;
 
 	st.present = (1u << KPRINT_STATS_A_RECORDS) | (1u << KPRINT_STATS_A_NEXT_SEQ);
 	got = stats_text(&st);
@@ -283,19 +282,10 @@ static void test_stats(void)
 	       "stats: a row per counter, \"-\" for those not sent, bridge \"-\" without its counters");
 	free(got);
 
-	st.bridge = 1;
-	st.bridged = 812;
-	st.bridge_skipped = 3;
-	st.bridge_dropped_nmi = 1;
-	st.bridge_dropped_recursion = 0;
-	st.bridge_dropped_scratch = 1;
-	st.bridge_missed = 7;
-	st.bridge_backlog = 554;
-	for (a = KPRINT_STATS_A_BRIDGE; a <= KPRINT_STATS_A_BRIDGE_BACKLOG; a++)
-		st.present |= 1u << a;
+	test_stats_bridge(&st);
 	got = stats_text(&st);
-	tap_ok(strstr(got, "\nbridge         on, bridged 812, skipped 3, dropped 9 (nmi 1, "
-			   "recursion 0, scratch 1, missed 7), backlog 554\n") &&
+	tap_ok(strstr(got, "\nbridge         on, bridged 812, skipped 3, dropped 12 (nmi 1, "
+			   "recursion 2, scratch 4, missed 5), backlog 554\n") &&
 	       !strstr(got, "bridge_"),
 	       "stats: the bridge's counters on one line, dropped the sum of its reasons");
 	free(got);
