@@ -70,26 +70,6 @@ uint64_t kpc_stats_origin(const struct kpc_stats *st)
 	return st->next_seq - st->records;
 }
 
-bool kpc_stats_has_bridge(const struct kpc_stats *st)
-{
-	uint32_t all = 0;
-	int attr;
-
-	for (attr = KPRINT_STATS_A_BRIDGE; attr <= KPRINT_STATS_A_BRIDGE_BACKLOG; attr++)
-		all |= 1u << attr;
-	return (st->present & all) == all;
-}
-
-bool kpc_stats_has_ratelimit(const struct kpc_stats *st)
-{
-	uint32_t all = 0;
-	int attr;
-
-	for (attr = KPRINT_STATS_A_RATELIMIT; attr <= KPRINT_STATS_A_RATELIMIT_MISSED; attr++)
-		all |= 1u << attr;
-	return (st->present & all) == all;
-}
-
 int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin)
 {
 	struct kpc_stats st;

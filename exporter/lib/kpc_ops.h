@@ -25,18 +25,6 @@ int kpc_stats_get(struct kpc_sock *ks, struct kpc_stats *st);
  */
 uint64_t kpc_stats_origin(const struct kpc_stats *st);
 
-/*
- * Whether the kernel sent every counter of the printk bridge (bridge ..
- * bridge-backlog): a kprint.ko from before the bridge sends none.
- */
-bool kpc_stats_has_bridge(const struct kpc_stats *st);
-
-/*
- * Whether the kernel sent every counter of the ratelimit hook (ratelimit ..
- * ratelimit-missed): a kprint.ko from before the hook sends none.
- */
-bool kpc_stats_has_ratelimit(const struct kpc_stats *st);
-
 /* kpc_stats_origin() from the kernel's counters now. */
 int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin);
 
