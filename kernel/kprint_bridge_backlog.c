@@ -11,8 +11,10 @@
  * printk's next seq once the hook is on.  Every record printk reserves
  * after that is taken live, at its commit.
  *
- * A record reserved before and committed during the load is taken live.
- * Its seq is noted (kprint_bridge_load_note()), and the backlog skips it.
+ * A record whose printk the hook saw, reserved before the backlog's end and
+ * committed during the load, is taken live.  Its seq is noted
+ * (kprint_bridge_load_note()), and the backlog skips it.  One whose printk
+ * began before the hook went on has no record built: the backlog has it.
  * The backlog's records carry printk's seq, its level and facility, and
  * its timestamp when printk.time is on.  They name no caller: the loading
  * task did not write them.

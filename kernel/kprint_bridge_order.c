@@ -468,12 +468,17 @@ void notrace kprint_bridge_commit_hook(unsigned long ip,
 				       &pseq, &level);
 	if (unlikely(!known))
 		atomic64_inc(&kprint_bridge_count.unread);
-	else
-		kprint_bridge_load_note(pseq);
 	busy = this_cpu_read(kprint_bridge_busy);
 	if (!in_nmi() && kprint_bridge_from_store(parent_ip))
 		p = kprint_bridge_pending_take(kernel_stack_pointer(regs),
 						   &nested);
+	/*
+	 * Taken live, so not again from the backlog: only what the entry hook
+	 * saw.  A message that entered printk before the hook went on has no
+	 * slot, and the backlog is where it is read.
+	 */
+	if (known && (p || in_nmi()))
+		kprint_bridge_load_note(pseq);
 	if (known && !in_nmi() && !busy) {
 		if (!nested)
 			kprint_bridge_turn_wait(pseq);
