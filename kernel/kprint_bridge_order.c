@@ -175,8 +175,10 @@ static struct kprint_bridge_pending *kprint_bridge_pending_find(unsigned long sp
 			if (atomic_read(&set[i].state) == KPRINT_BRIDGE_P_FILLED &&
 			    READ_ONCE(set[i].task) == current &&
 			    set[i].sp >= sp &&
-			    kprint_bridge_pending_claim(&set[i]))
+			    kprint_bridge_pending_claim(&set[i])) {
+				atomic64_inc(&kprint_bridge_count.order_moved);
 				return &set[i];
+			}
 	}
 	return NULL;
 }

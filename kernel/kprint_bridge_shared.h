@@ -47,6 +47,7 @@ struct kprint_bridge_counts {
 	atomic64_t unread;
 	atomic64_t order_late;
 	atomic64_t order_overtook;
+	atomic64_t order_moved;
 	atomic64_t backlog_live;
 };
 

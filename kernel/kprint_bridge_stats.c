@@ -58,16 +58,18 @@ MODULE_PARM_DESC(bridge_deferred,
  * messages printk never committed, commits whose seq could not be read,
  * records committed after a wait for their turn timed out (possibly out
  * of printk's order), records of a printk nested in another one committed
- * ahead of it, records of the backlog taken live instead.
+ * ahead of it, records of the backlog taken live instead, records
+ * committed on another CPU than the one their hook ran on.
  */
 static int kprint_bridge_order_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "uncommitted %lld unread %lld late %lld overtook %lld live %lld\n",
+	return sysfs_emit(buf, "uncommitted %lld unread %lld late %lld overtook %lld live %lld moved %lld\n",
 			  atomic64_read(&kprint_bridge_count.uncommitted),
 			  atomic64_read(&kprint_bridge_count.unread),
 			  atomic64_read(&kprint_bridge_count.order_late),
 			  atomic64_read(&kprint_bridge_count.order_overtook),
-			  atomic64_read(&kprint_bridge_count.backlog_live));
+			  atomic64_read(&kprint_bridge_count.backlog_live),
+			  atomic64_read(&kprint_bridge_count.order_moved));
 }
 
 static const struct kernel_param_ops kprint_bridge_order_ops = {

@@ -135,7 +135,7 @@ def recurse(depth, stored, bridged=None, expect=None, dropped=None):
         check(f"{what}: overtook counts the {stored - 1} inner records, uncommitted the "
               f"{refused} refused message, nothing late, unread or dropped",
               counts == {"overtook": stored - 1, "uncommitted": refused, "late": 0,
-                         "unread": 0, "live": 0} and not moved, (counts, moved))
+                         "unread": 0, "live": 0, "moved": 0} and not moved, (counts, moved))
     else:
         check(f"{what}: bridge_order moved by {expect}, the drop counters by {dropped}",
               counts == expect and moved == dropped, (counts, moved))
@@ -153,5 +153,5 @@ if os.environ.get("KPRINT_NESTED_TSC_UNSTABLE") == "1":
 reload_kprint("bridge=1", "bridge_slots=1", "backlog=0")
 genl = kpnl.Genl()
 recurse(1, 2, bridged=[1], expect={"overtook": 0, "uncommitted": 0, "late": 1, "unread": 0,
-                                   "live": 0}, dropped={"bridge_dropped_scratch": 1})
+                                   "live": 0, "moved": 0}, dropped={"bridge_dropped_scratch": 1})
 finish()
