@@ -77,24 +77,48 @@ def readers_follow():
     return any(o.get("text") == READY for o in monitor_lines()) and exporter_has(READY)
 
 
-wait_for("the monitor and the exporter follow the ring", readers_follow)
+
+
+def readers_state():
+    """What each reader has, for a wait that ran out (CI keeps only this)."""
+    try:
+        st, body = get("/records?source=printk&limit=1000", timeout=5)
+        recs = json.loads(body) if st == 200 else []
+        page = get("/metrics", timeout=5)[1].decode()
+        lost = [line for line in page.splitlines()
+                if line.startswith(("kprint_exporter_records_lost", "kprint_exporter_resync"))]
+        served = f"/records {st}: {len(recs)} printk, last {recs[-1]['text'][:60]!r}" \
+            if recs else f"/records {st}: none"
+    except OSError as e:
+        served, lost = f"exporter unreachable: {e}", []
+    mon = monitor_lines()
+    return (f"monitor: {len(mon)} lines, last {mon[-1].get('text', mon[-1]) if mon else None!r}; "
+            f"{served}; {lost}; exporter alive: {exporter.poll() is None}")
+
+
+wait_for("the monitor and the exporter follow the ring", readers_follow, state=readers_state)
 stats0 = genl.stats()
 kmsg_write(MARK + "begin")
 with open(f"/sys/module/{MODULE}/parameters/run", "w") as f:
     f.write("1")
 kmsg_write(MARK + "end")
 wait_for("the monitor received the end marker",
-         lambda: any(o.get("text") == MARK + "end" for o in monitor_lines()))
-wait_for("the exporter received the end marker", lambda: exporter_has(MARK + "end"))
+         lambda: any(o.get("text") == MARK + "end" for o in monitor_lines()), state=readers_state)
+wait_for("the exporter received the end marker", lambda: exporter_has(MARK + "end"),
+         state=readers_state)
 stats1 = genl.stats()
 monitor.send_signal(signal.SIGINT)
 _, monitor_err = monitor.communicate(timeout=60)
 live = monitor_lines()
 dump = subprocess.run(["kprint", "dump", "--json"], capture_output=True, text=True, check=True)
 ring = [json.loads(line) for line in dump.stdout.splitlines()]
-st, body = get("/records?source=printk&limit=1000")
-served = json.loads(body) if st == 200 else []
-page = get("/metrics")[1].decode()
+try:
+    st, body = get("/records?source=printk&limit=1000")
+    served = json.loads(body) if st == 200 else []
+    page = get("/metrics")[1].decode()
+except OSError as e:
+    served, page = [], ""
+    check("the exporter answers after the run", False, f"{e}; {readers_state()}")
 exporter.send_signal(signal.SIGTERM)
 _, exporter_err = exporter.communicate(timeout=60)
 kmsg = kmsg_records()

@@ -72,14 +72,15 @@ def sized(ci, soak):
     return soak if os.environ.get("KPRINT_SOAK") == "1" else ci
 
 
-def wait_for(what, cond, seconds=WAIT_SECONDS):
-    """Poll cond() until it is true, for at most seconds of wall time."""
+def wait_for(what, cond, seconds=WAIT_SECONDS, state=None):
+    """Poll cond() until it is true, for at most seconds of wall time;
+    state(), if given, says in the failure what there was instead."""
     end = time.monotonic() + seconds
     while True:
         if cond():
             return True
         if time.monotonic() >= end:
-            check(f"{what} within {seconds:g} s", False)
+            check(f"{what} within {seconds:g} s", False, state() if state else "")
             return False
         time.sleep(0.01)
 
