@@ -90,7 +90,7 @@ static uint32_t kpc_le32(const unsigned char *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The bzImage's payload, uncompressed: the vmlinux ELF. */
+/* The bzImage's payload, uncompressed: the vmlinux ELF; or a vmlinux itself. */
 static int kpc_image_payload(const char *path, struct kpc_image *img, char *err, size_t errlen)
 {
 	unsigned char *bz;
@@ -100,9 +100,16 @@ static int kpc_image_payload(const char *path, struct kpc_image *img, char *err,
 
 	if (ret)
 		return ret;
+	/* A vmlinux as it is (a debug package's, or one built here). */
+	if (bzlen >= SELFMAG && !memcmp(bz, ELFMAG, SELFMAG)) {
+		img->elf = bz;
+		img->len = bzlen;
+		return 0;
+	}
 	if (bzlen < KPC_BZ_PAYLOAD_LENGTH + 4 || memcmp(bz + KPC_BZ_HEADER_MAGIC, "HdrS", 4)) {
 		free(bz);
-		return kpc_sites_fail(-EINVAL, err, errlen, "%s: not a bzImage (no HdrS)", path);
+		return kpc_sites_fail(-EINVAL, err, errlen, "%s: neither a bzImage nor an ELF",
+				      path);
 	}
 	/* setup_sects 0 means 4, for old boot loaders' sake. */
 	pm = ((size_t)(bz[KPC_BZ_SETUP_SECTS] ? bz[KPC_BZ_SETUP_SECTS] : 4) + 1) * 512;
@@ -433,6 +440,22 @@ static int kpc_image_scan_code(struct kpc_image *img, const struct kpc_section *
 }
 
 /*
+ * Whether a KERN_SOH pair at @s can begin a format of @len bytes: after a
+ * NUL, or inside a string of text that a format was merged into the tail
+ * of.  Inside anything else, 0x01 and a digit are as often the bytes of
+ * some table, and a tail-merged format must also say a little more.
+ */
+static bool kpc_image_string_start(const char *base, const char *s, size_t len)
+{
+	unsigned char before = s > base ? s[-1] : 0;
+
+	if (!before)
+		return true;
+	return (before == '\n' || before == '\t' || (before >= 0x20 && before < 0x7f)) &&
+	       len >= KPC_MERGED_MIN;
+}
+
+/*
  * Every KERN_SOH pair in .rodata that begins a plausible format, also
  * inside another string: the linker merges a string into the tail of a
  * longer one, so a format can start anywhere.  A pair right after another
@@ -459,12 +482,8 @@ static int kpc_image_scan_rodata(struct kpc_image *img)
 		if (!nul)
 			break;
 		level = kpc_sites_strip(s, nul - s, &fmt, &len);
-		/*
-		 * Inside a string, 0x01 and a digit are as often the bytes of
-		 * some table: a tail-merged format must say a little more.
-		 */
 		if (!img->taken[s - base] && kpc_image_text(s, nul - s) &&
-		    (s == base || s[-1] == '\0' || len >= KPC_MERGED_MIN)) {
+		    kpc_image_string_start(base, s, len)) {
 			ret = kpc_sites_add_found(img->out, fmt, len, level, "vmlinux", NULL,
 						  KPC_SITE_PRINTK, KPC_SITE_SRC_IMAGE);
 			if (ret)
