@@ -18,7 +18,8 @@ another string.  It prints the count per kind (each must be non-empty)
 and the seconds the scan took (under 10).  On the default kernel, a
 kallsyms file written here with a KASLR offset gives the function of the
 oops header's call site, and that format is then one entry, not two; one
-with its addresses hidden (not root) gives none.
+with its addresses hidden (not root) gives none.  The vmlinux itself
+reads as its bzImage does; a file that is neither is refused.
 """
 import json
 import lzma
@@ -231,6 +232,24 @@ def check_kallsyms(kver, image, elf, sites):
          f"{[e['function'] for e in hits]}")
 
 
+def check_other_files(kver, elf, entries):
+    """A vmlinux given as it is gives what its bzImage gives; a file that is
+    neither is refused, by name."""
+    with tempfile.NamedTemporaryFile(prefix="vmlinux.") as f:
+        f.write(elf.data)
+        f.flush()
+        plain, _secs = scan(f.name)
+    t.ok(plain == entries, f"{kver}: the unpacked vmlinux itself gives the same "
+         f"{len(plain)} entries")
+    with tempfile.NamedTemporaryFile(prefix="notakernel.") as f:
+        f.write(b"MZ" + bytes(4096))
+        f.flush()
+        p = subprocess.run([BIN, f.name], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, check=False)
+        t.ok(p.returncode == 1 and f.name + ": neither a bzImage nor an ELF" in p.stderr,
+             f"a file that is no kernel is refused: {p.stderr.strip()}")
+
+
 def main():
     subprocess.run(["make", "-s", "-C", os.path.join(REPO, "exporter"), BIN], check=True)
     kernels = subprocess.run([os.path.join(REPO, "tests/vm/kernels"), "all"],
@@ -255,6 +274,7 @@ def main():
         sites = check_known(kver, elf, entries)
         if kver == kernels[0]:
             check_kallsyms(kver, image, elf, sites)
+            check_other_files(kver, elf, entries)
     t.done()
 
 
