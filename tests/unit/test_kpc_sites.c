@@ -286,7 +286,7 @@ static void test_index(void)
 	tap_ok(e && e->level == 5 && !strcmp(e->module, "vmlinux") && e->line == 661,
 	       "a vmlinux entry, its newline stripped");
 	e = index_entry(&s, "plain");
-	tap_ok(e && e->level == KPC_SITE_LEVEL_DEFAULT, "<-1> is the default level");
+	tap_ok(e && e->level == KPC_SITE_LEVEL_NONE, "<-1> is no level compiled in");
 	e = index_entry(&s, " cont %d");
 	tap_ok(e && e->level == KPC_SITE_LEVEL_CONT, "<c> is KERN_CONT");
 	e = index_entry(&s, "warn cont");
