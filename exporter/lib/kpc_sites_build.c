@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <ftw.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@
 
 #include "kpc_sites_scan.h"
 
-#define KPC_SITES_INDEX_DIR	"/sys/kernel/debug/printk/index"
+#define KPC_SITES_DEBUGFS	"/sys/kernel/debug"
+#define KPC_SITES_INDEX	"/printk/index"
 #define KPC_SITES_KALLSYMS	"/proc/kallsyms"
 
 struct kpc_sites_modfile {
@@ -266,9 +268,31 @@ static char *kpc_sites_utc_now(void)
 
 /* What the build reads, its defaults filled in ("" in o: none). */
 struct kpc_sites_inputs {
-	char image[4096], moddir[4096];
+	char image[4096], moddir[4096], index_dir[4096];
 	const char *kallsyms, *index;
 };
+
+/*
+ * The printk index of the running kernel, under debugfs wherever it is
+ * mounted (/sys/kernel/debug as a rule); NULL when there is none.
+ */
+static const char *kpc_sites_find_index(char *buf, size_t len)
+{
+	const char *debugfs = KPC_SITES_DEBUGFS;
+	FILE *mounts = setmntent("/proc/self/mounts", "re");
+	struct mntent *m;
+
+	while (mounts && (m = getmntent(mounts)))
+		if (!strcmp(m->mnt_type, "debugfs")) {
+			debugfs = m->mnt_dir;
+			break;
+		}
+	if (snprintf(buf, len, "%s%s", debugfs, KPC_SITES_INDEX) >= (int)len)
+		*buf = '\0';
+	if (mounts)
+		endmntent(mounts);
+	return *buf && kpc_sites_is_dir(buf) ? buf : NULL;
+}
 
 static int kpc_sites_inputs(const struct kpc_sites_build_opts *o, const char *kernel,
 			    bool running, struct kpc_sites_inputs *in)
@@ -286,8 +310,8 @@ static int kpc_sites_inputs(const struct kpc_sites_build_opts *o, const char *ke
 		in->kallsyms = NULL;
 	in->index = o->index;
 	if (!in->index)
-		in->index = running && kpc_sites_is_dir(KPC_SITES_INDEX_DIR) ?
-			    KPC_SITES_INDEX_DIR : NULL;
+		in->index = running ? kpc_sites_find_index(in->index_dir,
+							   sizeof(in->index_dir)) : NULL;
 	else if (!*in->index)
 		in->index = NULL;
 	return 0;
