@@ -782,16 +782,12 @@ int kpc_sites_scan_module(const char *path, struct kpc_sites *out, char *err, si
 	pthread_once(&kpc_mod_elf_once, kpc_mod_elf_init);
 	kpc_sites_module_name(path, m.module, sizeof(m.module));
 	m.elf = elf_memory(buf, len);
-	if (!m.elf) {
-		snprintf(err, errlen, "%s: %s", path, elf_errmsg(-1));
-		free(buf);
-		return -EINVAL;
-	}
-	ret = kpc_mod_scan(&m);
+	ret = m.elf ? kpc_mod_scan(&m) : -EINVAL;
 	if (ret == -EINVAL)
-		snprintf(err, errlen, "%s: not an x86_64 module (a relocatable ELF file)", path);
+		kpc_sites_fail(ret, err, errlen, "%s: not an x86_64 module (a relocatable ELF file)",
+			       path);
 	else if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		kpc_sites_fail(ret, err, errlen, "%s: %s", path, strerror(-ret));
 	kpc_mod_free(&m);
 	free(buf);
 	return ret;
