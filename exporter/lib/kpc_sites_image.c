@@ -523,7 +523,7 @@ static int kpc_ksyms_add(struct kpc_image *img, size_t *cap, uint64_t addr, cons
 static int kpc_image_kallsyms(struct kpc_image *img, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
-	char line[512], name[256], type;
+	char line[1024], name[512], type;
 	unsigned long long addr, text = 0;
 	size_t cap = 0;
 	int ret = 0;
@@ -531,7 +531,7 @@ static int kpc_image_kallsyms(struct kpc_image *img, const char *path, char *err
 	if (!f)
 		return kpc_sites_fail(-errno, err, errlen, "%s: %s", path, strerror(errno));
 	while (!ret && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || strchr(line, '['))
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3 || strchr(line, '['))
 			continue;
 		if (!strcmp(name, "_text"))
 			text = addr;
