@@ -40,7 +40,7 @@ BIN = os.path.join(REPO, ".output/exporter/tests/test_kpc_sites_image")
 LEVELS = ["emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"]
 DEV_LEVEL = {"_dev_" + lv: lv for lv in LEVELS}
 DEV_LEVEL["_dev_warn"] = "warn"
-WINDOW = 64
+WINDOW = 256
 MAX_SECONDS = 10
 
 t = Tap()
