@@ -130,5 +130,6 @@ int kprint_cmd_emit(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_translate(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_catalog(struct kprint_opts *o, int argc, char **argv);
+int kprint_cmd_sites(struct kprint_opts *o, int argc, char **argv);
 
 #endif /* KPRINT_H */
