@@ -219,6 +219,32 @@ ok, why = promtool_check(body)
 t.ok(ok, "promtool check metrics: " + why)
 t.ok(exp.alive(), "the exporter serves on")
 
+# The page's toggle: the formats never fired, as text, asked for only when on.
+from pagetest import Browser, By  # noqa: E402
+REPLAY_503 = "/formats - Failed to load resource: the server responded with a status of 503"
+never = [e for e in CATALOG if not want_seen(e)]
+b = Browser()
+try:
+    b.get("http://%s:%d/" % (exp.host, exp.port))
+    hidden = b.until(lambda: b.js("return document.getElementById('never').hidden"), 5)
+    b.d.find_element(By.ID, "never-toggle").click()
+    shown = b.until(lambda: [(li.get_attribute("data-format-id"),
+                              li.find_element(By.CLASS_NAME, "fmt").text)
+                             for li in b.d.find_elements(By.CSS_SELECTOR, "#never li")] ==
+                    [(e["format_id"], e["format"]) for e in never], 5)
+    status = b.js("return document.getElementById('never-status').textContent")
+    t.ok(hidden and shown and "%d of the %d" % (len(never), len(CATALOG)) in status,
+         "the page's toggle lists the %d formats never fired, quote, backslash and UTF-8 as"
+         " text (%r)" % (len(never), status))
+    b.d.find_element(By.ID, "never-toggle").click()
+    t.ok(b.until(lambda: b.js("return document.getElementById('never').hidden &&"
+                              " !document.querySelector('#never li')"), 5),
+         "toggled off, the list goes")
+    errors = b.errors(allowed=[REPLAY_503])
+    t.ok(not errors, "no console errors but /formats' 503 (%r)" % errors[:3])
+finally:
+    b.quit()
+
 # No catalog at the start: absent, not an error; then built, then corrupt.
 empty = os.path.join(work, "empty")
 os.makedirs(empty)
