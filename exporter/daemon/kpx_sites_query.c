@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kpc.h"
+#include "kpx_query.h"
 #include "kpx_sites_query.h"
 
 #define kpx_bad(...) ({ snprintf(err, errlen, __VA_ARGS__); -EINVAL; })
@@ -99,12 +100,15 @@ static int kpx_sites_source_bits(const char *name, size_t len, uint32_t *bits)
 static int kpx_sites_query_filter(struct kpx_sites_query *q, const char *name,
 				  const char *value, size_t value_len, char *err, size_t errlen)
 {
-	uint64_t v;
+	int ret;
 
 	if (!strcmp(name, "module") || !strcmp(name, "function")) {
 		if (!value_len || value_len >= KPRINT_FORMAT_MAX)
 			return kpx_bad("%s is 1..%d bytes", name, KPRINT_FORMAT_MAX - 1);
-		*(name[0] == 'm' ? &q->module : &q->function) = value;
+		if (!strcmp(name, "module"))
+			q->module = value;
+		else
+			q->function = value;
 		return 0;
 	}
 	if (!strcmp(name, "q")) {
@@ -130,11 +134,9 @@ static int kpx_sites_query_filter(struct kpx_sites_query *q, const char *name,
 		return 0;
 	}
 	if (!strcmp(name, "format_id")) {
-		if (strlen(value) != 16 || kpc_parse_u64(value, 16, UINT64_MAX, &v))
-			return kpx_bad("format_id is 16 hex digits");
-		q->has_format_id = true;
-		q->format_id = v;
-		return 0;
+		ret = kpx_param_format_id(value, &q->format_id, err, errlen);
+		q->has_format_id = !ret;
+		return ret;
 	}
 	return -ENOENT;
 }
@@ -145,10 +147,9 @@ int kpx_sites_query_param(struct kpx_sites_query *q, const char *name, const cha
 	uint64_t v;
 	int ret;
 
-	if (!value)
-		return kpx_bad("parameter needs a value");
-	if (strlen(value) != value_len)
-		return kpx_bad("value contains a NUL byte");
+	ret = kpx_param_value(value, value_len, err, errlen);
+	if (ret)
+		return ret;
 	ret = kpx_sites_query_filter(q, name, value, value_len, err, errlen);
 	if (ret != -ENOENT)
 		return ret;
