@@ -40,6 +40,7 @@
 struct kpx_catalogs;
 struct kpx_metrics;
 struct kpx_serving;
+struct kpx_sites;
 struct kpx_store;
 struct kpx_web;
 struct MHD_Daemon;
@@ -105,6 +106,7 @@ struct kpx_http {
 	const char *telemetry_path;	/* NULL: /metrics */
 	struct kpx_page page;		/* the / page; no assets: links only */
 	struct kpx_catalogs *catalogs;	/* lang= and /catalogs; NULL: none */
+	struct kpx_sites *sites;	/* /sites, /formats?never=1; NULL: none */
 	/* The web config being served; NULL: open HTTP. */
 	struct kpx_web *web;
 	struct kpx_serving *serving;

@@ -3,7 +3,7 @@
  * The request handler: a request is authenticated (every path, as
  * exporter-toolkit guards them all), counted in flight, then routed to
  * its endpoint: /metrics, /records, /formats, /events, /catalogs,
- * /healthz and the page.
+ * /sites, /healthz and the page.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +22,8 @@
 #include "kpx_metrics.h"
 #include "kpx_page.h"
 #include "kpx_query.h"
+#include "kpx_sites.h"
+#include "kpx_sites_query.h"
 #include "kpx_store.h"
 
 struct kpx_args {
@@ -102,6 +104,60 @@ static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 	return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
 }
 
+/* The query of /sites, or of /formats?never=1. */
+struct kpx_sites_args {
+	struct kpx_sites_query q;
+	char err[160];
+	char param[64];
+	bool bad;
+};
+
+static enum MHD_Result kpx_sites_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				     size_t key_size, const char *value, size_t value_size)
+{
+	struct kpx_sites_args *a = cls;
+
+	(void)kind;
+	(void)key_size;
+	if (kpx_sites_query_param(&a->q, key, value, value_size, a->err, sizeof(a->err))) {
+		snprintf(a->param, sizeof(a->param), "%s", key);
+		a->bad = true;
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+/* The catalog's entries (kpx_sites_query.c), or 404 saying how to build one. */
+static enum MHD_Result kpx_sites_reply(struct kpx_http *h, struct MHD_Connection *c,
+				       bool formats)
+{
+	struct kpx_sites_args a = { .bad = false };
+	struct kpx_sites_cat *cat;
+	struct kpx_seen seen;
+	char *body = NULL;
+	char why[1536];
+
+	kpx_sites_query_init(&a.q, formats);
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, kpx_sites_arg, &a);
+	if (!a.bad && kpx_sites_query_check(&a.q, a.err, sizeof(a.err))) {
+		snprintf(a.param, sizeof(a.param), "never");
+		a.bad = true;
+	}
+	if (a.bad)
+		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a.err, a.param);
+	kpx_sites_refresh(h->sites);
+	cat = kpx_sites_get(h->sites, why, sizeof(why));
+	if (!cat)
+		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, why, NULL);
+	if (!kpx_seen_collect(h->metrics, &seen)) {
+		body = kpx_sites_json(&cat->s, h->sites->path, &seen, &a.q);
+		free(seen.v);
+	}
+	kpx_sites_cat_put(cat);
+	if (!body)
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
+}
 
 #define KPX_PAGE_COLORS	(KPRINT_LEVEL_MAX + 1)
 
@@ -339,7 +395,7 @@ static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *
 		url = "";	/* moved by --web.telemetry-path */
 	if (!kpx_page_path(url) && strcmp(url, "/metrics") && strcmp(url, "/records") &&
 	    strcmp(url, "/formats") && strcmp(url, "/healthz") && strcmp(url, "/events") &&
-	    strcmp(url, "/catalogs"))
+	    strcmp(url, "/catalogs") && strcmp(url, "/sites"))
 		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return kpx_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -348,6 +404,10 @@ static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *
 		return kpx_records(h, c);
 	if (!strcmp(url, "/events"))
 		return kpx_events(sv, c);
+	/* /formats with a query is the catalog's formats never seen. */
+	if (!strcmp(url, "/sites") || (!strcmp(url, "/formats") &&
+	    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0))
+		return kpx_sites_reply(h, c, strcmp(url, "/sites"));
 	if (kpx_page_path(url))
 		return kpx_page_serve(h, c, url);
 	return kpx_route_plain(h, c, url);

@@ -26,6 +26,7 @@
 #include "kpx_options.h"
 #include "kpx_page.h"
 #include "kpx_replay.h"
+#include "kpx_sites.h"
 #include "kpx_store.h"
 #include "kpx_webconfig.h"
 
@@ -33,6 +34,7 @@
 struct kpx_daemon {
 	struct kpx_config cfg;
 	struct kpx_catalogs catalogs;
+	struct kpx_sites sites;
 	struct kpx_store store;
 	struct kpx_metrics metrics;
 	struct kpx_ingest ingest;
@@ -349,6 +351,10 @@ static int kpx_setup(struct kpx_daemon *d)
 	status = kpx_setup_http(d);
 	if (status)
 		return status;
+	/* Never fatal: a catalog missing or corrupt is served as absent. */
+	kpx_sites_init(&d->sites, d->cfg.sites_dir);
+	d->http.sites = &d->sites;
+	d->metrics.sites = &d->sites;
 	/* A replay file that cannot be read is no missing module (3). */
 	err = kpx_setup_records(d);
 	if (!err)
@@ -388,6 +394,7 @@ static void kpx_teardown(struct kpx_daemon *d)
 	kpx_webconfig_free(d->http.web);
 	if (d->catalogs_ready)
 		kpx_catalogs_fini(&d->catalogs);
+	kpx_sites_fini(&d->sites);
 }
 
 int main(int argc, char **argv)

@@ -81,6 +81,20 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 	[KPX_M_CATALOG_TRANSLATIONS] = { "kprint_exporter_catalog_translations", "gauge",
 		"Formats the --catalog file of a language translates, as last read (at start "
 		"or on a SIGHUP that took it); one series per language served with lang=." },
+	[KPX_M_SITES_LOADED] = { "kprint_sites_loaded", "gauge",
+		"Whether the running kernel's call-site catalog (kprint sites build, in "
+		"--sites.dir) is loaded (1) or not (0: missing, or refused as corrupt)." },
+	[KPX_M_SITES_ENTRIES] = { "kprint_sites_entries", "gauge",
+		"Entries of the call-site catalog served, labelled with the kernel it was built "
+		"for; no series while none is loaded." },
+	[KPX_M_SITES_LOAD_FAILURES] = { "kprint_sites_load_failures_total", "counter",
+		"Call-site catalog files that could not be read or were refused (each version of "
+		"the file once), said with FILE:LINE on stderr." },
+	[KPX_M_FORMATS_UNCATALOGED] = { "kprint_formats_uncataloged", "gauge",
+		"Formats the exporter's counts know, per source (the BPF sources, replay, or "
+		"records: the records held when there are no counts), that the call-site catalog "
+		"has no entry for: kprint's own API, modules built out of tree, a catalog of "
+		"another build; no series while no catalog is loaded." },
 	[KPX_M_BUILD_INFO] = { "kprint_exporter_build_info", "gauge",
 		"The exporter's version." },
 	[KPX_M_SCRAPE_DURATION] = { "kprint_exporter_scrape_duration_seconds", "gauge",

@@ -19,6 +19,7 @@
 struct kpx_catalogs;
 struct kpx_events;
 struct kpx_journal;
+struct kpx_sites;
 struct kpx_store;
 struct kpx_http;
 
@@ -36,6 +37,7 @@ struct kpx_metrics {
 	struct kpx_http *http;		/* NULL: no HTTP refusals counted */
 	struct kpx_catalogs *catalogs;	/* NULL: no --catalog */
 	struct kpx_journal *journal;	/* NULL: no --journal */
+	struct kpx_sites *sites;	/* the call-site catalog; NULL: none */
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "kpx_log.h"
 #include "kpx_options.h"
 #include "kpx_page.h"
+#include "kpc_sites.h"
 
 #define KPX_USAGE_INDENT	22	/* where the help of an option starts */
 #define KPX_USAGE_WIDTH		78
@@ -98,7 +99,7 @@ static int kpx_set_list(const struct kpx_option *o, void *field, const char *arg
 static int kpx_set_telemetry(const struct kpx_option *o, void *field, const char *arg)
 {
 	static const char *const taken[] = { "/", "/records", "/formats", "/healthz", "/events",
-					     "/catalogs" };
+					     "/catalogs", "/sites" };
 	bool bad = arg[0] != '/' || strlen(arg) > 256;
 
 	for (const char *q = arg; *q && !bad; q++)
@@ -107,7 +108,7 @@ static int kpx_set_telemetry(const struct kpx_option *o, void *field, const char
 		bad = !strcmp(arg, taken[i]);
 	if (bad) {
 		kpx_log("--%s wants a path from /, without spaces, '?' or '#', not /, /records,"
-			" /formats, /healthz, /events or /catalogs: '%s'\n", o->name, arg);
+			" /formats, /healthz, /events, /catalogs or /sites: '%s'\n", o->name, arg);
 		return -EINVAL;
 	}
 	return kpx_set_string(o, field, arg);
@@ -169,6 +170,12 @@ const struct kpx_option kpx_options[] = {
 		  " one stops with FILE:LINE and exit status 2; SIGHUP re-reads them all, a"
 		  " bad one refused and the old ones kept",
 	  .set = kpx_set_list, .field = KPX_FIELD(catalogs), .max = 32 },
+	{ .name = "sites.dir", .arg = "DIR", .def = KPC_SITES_DIR,
+	  .help = "where the call-site catalogs are (kprint sites build): the running"
+		  " kernel's, DIR/$(uname -r).jsonl, is served on /sites and read again when"
+		  " it changes; missing, or refused as corrupt (said with FILE:LINE), none is"
+		  " served",
+	  .set = kpx_set_string, .field = KPX_FIELD(sites_dir) },
 	{ .name = "records", .arg = "N", .def = "10000",
 	  .help = "recent records kept for /records and /events; an /events client further"
 		  " behind than that gets a lost event",
@@ -217,9 +224,12 @@ static const char kpx_usage_tail[] =
 "Endpoints: /metrics (Prometheus text 0.0.4, or OpenMetrics 1.0.0 with\n"
 "exemplars when Accept prefers it), /records (JSON; level, class,\n"
 "source, subsystem, device, module, format_id, q, after, limit, lang),\n"
-"/formats (JSON), /events (Server-Sent Events: the filters of /records,\n"
+"/formats (JSON; never=1 with the filters of /sites: the catalog's formats\n"
+"never counted), /events (Server-Sent Events: the filters of /records,\n"
 "after=ID or Last-Event-ID to resume), /catalogs (JSON: the languages\n"
-"lang= takes), /healthz.\n"
+"lang= takes), /sites (JSON: the running kernel's call-site catalog;\n"
+"module, level, kind, source, function, format_id, q, seen, limit,\n"
+"offset, summary), /healthz.\n"
 "Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG\n"
 "to start.  Once set up it drops every capability and sets no_new_privs:\n"
 "none effective; CAP_SYS_ADMIN stays permitted, raised by libkpc only around\n"

@@ -40,6 +40,7 @@ struct kpx_config {
 	bool journal;
 	unsigned long journal_queue;
 	const char *replay;		/* NULL: the kernel's records */
+	const char *sites_dir;		/* the call-site catalogs, DIR/KVER.jsonl */
 };
 
 struct kpx_option;

@@ -98,26 +98,38 @@ static int kpx_query_filter(struct kpx_query *q, const char *name, const char *v
 	return -ENOENT;
 }
 
+int kpx_param_value(const char *value, size_t value_len, char *err, size_t errlen)
+{
+	if (!value)
+		return kpx_bad("parameter needs a value");
+	if (strlen(value) != value_len)
+		return kpx_bad("value contains a NUL byte");
+	return 0;
+}
+
+int kpx_param_format_id(const char *value, uint64_t *id, char *err, size_t errlen)
+{
+	if (strlen(value) != 16 || kpc_parse_u64(value, 16, UINT64_MAX, id))
+		return kpx_bad("format_id is 16 hex digits");
+	return 0;
+}
+
 int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		    size_t value_len, char *err, size_t errlen)
 {
 	uint64_t v;
 	int ret;
 
-	if (!value)
-		return kpx_bad("parameter needs a value");
-	if (strlen(value) != value_len)
-		return kpx_bad("value contains a NUL byte");
-
+	ret = kpx_param_value(value, value_len, err, errlen);
+	if (ret)
+		return ret;
 	ret = kpx_query_filter(q, name, value, value_len, err, errlen);
 	if (ret != -ENOENT)
 		return ret;
 	if (!strcmp(name, "format_id")) {
-		if (strlen(value) != 16 || kpc_parse_u64(value, 16, UINT64_MAX, &v))
-			return kpx_bad("format_id is 16 hex digits");
-		q->has_format_id = true;
-		q->format_id = v;
-		return 0;
+		ret = kpx_param_format_id(value, &q->format_id, err, errlen);
+		q->has_format_id = !ret;
+		return ret;
 	}
 	if (!strcmp(name, "q")) {
 		if (value_len >= KPRINT_FORMAT_MAX)

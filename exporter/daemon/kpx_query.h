@@ -60,6 +60,14 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec);
 
 /*
+ * What every query of the exporter (/records, /events, /sites) checks
+ * alike: a value given, without a NUL inside; format_id= as 16 hex
+ * digits.  0, or -EINVAL with a message for the client in err.
+ */
+int kpx_param_value(const char *value, size_t value_len, char *err, size_t errlen);
+int kpx_param_format_id(const char *value, uint64_t *id, char *err, size_t errlen);
+
+/*
  * The records matching q as a JSON array, in sequence order: with after,
  * the first limit records past it (so paging by the last seq seen loses
  * and repeats nothing); without, the most recent limit.  NULL: no memory.

@@ -135,3 +135,70 @@ export function startFormats(list, status, onPick) {
   poll();
   return () => clearTimeout(timer);
 }
+
+// The formats the kernel's call-site catalog has and no count knows: asked
+// for only while the toggle is on (without a catalog /formats?never=1 is a
+// 404, which the page must not log by itself), again every NEVER_POLL_MS.
+const NEVER_POLL_MS = 10000;
+const NEVER_SHOWN = 200;
+
+function neverItem(e) {
+  const li = document.createElement("li");
+  li.className = "lv-" + (e.level || "none");
+  li.dataset.formatId = e.format_id;
+  const fmt = document.createElement("span");
+  fmt.className = "fmt";
+  fmt.textContent = e.format;
+  const where = document.createElement("span");
+  where.className = "where";
+  where.textContent = [e.level || "no level", e.module, e.function || "function unknown",
+                       e.kind].join(" · ");
+  li.append(fmt, where);
+  return li;
+}
+
+async function fetchJson(url) {
+  const r = await fetch(url, { cache: "no-store" });
+  const body = await r.json();
+  if (!r.ok)
+    throw new Error(body.error || String(r.status));
+  return body;
+}
+
+export function startNever(toggle, list, status) {
+  let timer = null;
+  let turn = 0;           // a load of an earlier turn of the toggle writes nothing
+
+  async function load(mine) {
+    timer = null;
+    try {
+      const sum = await fetchJson("/sites?summary=1");
+      const never = await fetchJson("/formats?never=1&limit=" + NEVER_SHOWN);
+      if (mine !== turn)
+        return;
+      list.replaceChildren(...never.map(neverItem));
+      status.textContent = `${sum.never_seen} of the ${sum.entries} call sites of kernel ` +
+        `${sum.kernel} never fired` + (never.length < sum.never_seen ?
+          `; the first ${never.length} shown (/formats?never=1 pages them)` : "");
+    } catch (e) {
+      if (mine !== turn)
+        return;
+      list.replaceChildren();
+      status.textContent = "No call-site catalog: " + e.message;
+    }
+    timer = setTimeout(load, NEVER_POLL_MS, mine);
+  }
+
+  toggle.addEventListener("change", () => {
+    list.hidden = status.hidden = !toggle.checked;
+    clearTimeout(timer);
+    timer = null;
+    turn++;
+    if (toggle.checked) {
+      status.textContent = "asking /formats?never=1…";
+      load(turn);
+    } else {
+      list.replaceChildren();
+    }
+  });
+}

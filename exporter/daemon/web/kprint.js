@@ -13,7 +13,7 @@
 // Every string of a record goes in with textContent: a record holding
 // markup shows it as text.  The CSP (no inline script) is the second wall.
 
-import { startFormats } from "./formats.js";
+import { startFormats, startNever } from "./formats.js";
 
 const MAX_ROWS = 2000;          // rows kept in the tail, oldest dropped first
 const PREFILL = 200;            // recent records shown on (re)connect
@@ -496,6 +496,7 @@ tail.addEventListener("click", (ev) => {
 });
 $("palette").addEventListener("error", () => explainPalette());
 startFormats($("formats"), $("formats-status"), pickFormat);
+startNever($("never-toggle"), $("never"), $("never-status"));
 languages();
 connect();
 
