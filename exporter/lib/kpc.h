@@ -40,5 +40,6 @@
 #include "kpc_catalog.h"
 #include "kpc_catalog_fmt.h"
 #include "kpc_journal.h"
+#include "kpc_sites_diff.h"
 
 #endif /* KPC_H */
