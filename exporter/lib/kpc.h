@@ -17,6 +17,7 @@
  *	kpc_catalog	PO message catalogs: records translated, POT templates
  *	kpc_catalog_fmt	kernel printf formats as a catalog checks them
  *	kpc_journal	the systemd journal's MESSAGE_ID of a record
+ *	kpc_sites	the call-site catalog: every format a kernel can print
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -40,6 +41,7 @@
 #include "kpc_catalog.h"
 #include "kpc_catalog_fmt.h"
 #include "kpc_journal.h"
+#include "kpc_sites.h"
 #include "kpc_sites_diff.h"
 
 #endif /* KPC_H */

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define KPC_SITES_DIR		"/var/lib/kprint/sites"
 #define KPC_SITES_VERSION	1
@@ -81,8 +82,8 @@ struct kpc_sites_build_opts {
 	const char *kernel;	/* release; NULL: the running one */
 	const char *image;	/* NULL: /boot/vmlinuz-<kernel> */
 	const char *moddir;	/* NULL: /lib/modules/<kernel> */
-	const char *kallsyms;	/* NULL: /proc/kallsyms when <kernel> runs */
-	const char *index;	/* NULL: <debugfs>/printk/index when it runs */
+	const char *kallsyms;	/* NULL: /proc/kallsyms when <kernel> runs; "": none */
+	const char *index;	/* NULL: <debugfs>/printk/index when it runs; "": none */
 	unsigned int jobs;	/* threads for the modules; 0: one per CPU */
 };
 
@@ -97,6 +98,9 @@ int kpc_sites_build(const struct kpc_sites_build_opts *o, struct kpc_sites *out,
 /* Write / read a catalog file.  Load refuses a bad line with file:line: reason. */
 int kpc_sites_write(const struct kpc_sites *s, const char *path, char *err, size_t errlen);
 int kpc_sites_load(const char *path, struct kpc_sites *out, char *err, size_t errlen);
+
+/* One entry as the file's JSON line, newline included (kprint sites list --json).  0 or -errno. */
+int kpc_sites_write_entry(FILE *out, const struct kpc_site *e);
 
 /* <dir>/<kernel>.jsonl; dir NULL: KPC_SITES_DIR.  Returns buf, NULL if too long. */
 const char *kpc_sites_path(const char *dir, const char *kernel, char *buf, size_t len);
