@@ -310,3 +310,29 @@ int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
 	}
 	return -1;
 }
+
+int kprint_parse_operands(struct kprint_opts *o, int argc, char **argv,
+			  const struct option *extra,
+			  int (*handle)(struct kprint_opts *o, int opt, const char *arg),
+			  const char **operand, int max, int *n)
+{
+	int ret;
+
+	*n = 0;
+	for (;;) {
+		ret = kprint_parse(o, argc, argv, extra, handle);
+		if (ret)
+			return ret < 0 ? KPRINT_EXIT_OK : ret;
+		if (optind >= argc)
+			return -1;
+		if (*n == max) {
+			fprintf(stderr, "kprint: %s takes at most %d argument%s ('%s')\n",
+				o->cmd ? o->cmd : "kprint", max, max == 1 ? "" : "s", argv[optind]);
+			return KPRINT_EXIT_USAGE;
+		}
+		operand[(*n)++] = argv[optind];
+		/* The operand stands as argv[0] of the next round, which getopt skips. */
+		argc -= optind;
+		argv += optind;
+	}
+}
