@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kprint_fnv1a.h"
+#include "kpc_catalog.h"
 #include "kpc_sites_diff.h"
 #include "test_kpc_tap.h"
 
@@ -179,6 +180,45 @@ static void test_similarity(void)
 	tap_ok(s == 0, "against an empty text: 0 (%.3f)", s);
 }
 
+static void count_left(void *ctx, const char *format, const char *why)
+{
+	(void)format;
+	(void)why;
+	(*(int *)ctx)++;
+}
+
+/* kprint formats --pot --sites: one entry per format, its places and its id. */
+static void test_pot(void)
+{
+	struct kpc_sites s = { 0 };
+	char *buf = NULL, *p, want[256];
+	size_t len = 0;
+	int left = 0, ret, msgids = 0;
+	FILE *f;
+
+	add(&s, "link up %d Mbps", "e1000e", "e1000_watchdog");
+	add(&s, "link up %d Mbps", "igb", "igb_watchdog_task");
+	add(&s, "boot cpu %d", "vmlinux", NULL);
+	add(&s, "bad %f", "a", "a_init");
+	kpc_sites_sort(&s);
+	f = open_memstream(&buf, &len);
+	ret = kpc_catalog_pot_sites(f, &s, 1700000000, count_left, &left);
+	fclose(f);
+	for (p = buf; p && (p = strstr(p, "\nmsgid ")); p++)
+		msgids++;
+	tap_ok(ret == 0 && msgids == 3 && left == 1,
+	       "a template of a catalog: the header and one msgid per format, the invalid one left"
+	       " out (%d msgids, %d left out)", msgids, left);
+	snprintf(want, sizeof(want), "#. kprint: level info, format_id %016llx, 2 call sites\n"
+		 "#: e1000e:e1000_watchdog igb:igb_watchdog_task\n#, c-format\n"
+		 "msgid \"link up %%d Mbps\"\n", (unsigned long long)id_of("link up %d Mbps"));
+	tap_ok(buf && strstr(buf, want) &&
+	       strstr(buf, "#: vmlinux\n#, c-format\nmsgid \"boot cpu %d\""),
+	       "each entry: its level and format_id, its places as module:function");
+	free(buf);
+	kpc_sites_free(&s);
+}
+
 /* @text written to a file in @dir, its path in @path. */
 static int write_file(const char *dir, const char *name, const char *text, char *path,
 		      size_t len)
@@ -283,6 +323,7 @@ int main(void)
 
 	test_similarity();
 	test_diff();
+	test_pot();
 	if (!mkdtemp(dir)) {
 		tap_ok(0, "mkdtemp");
 		return tap_done();
