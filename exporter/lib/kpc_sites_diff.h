@@ -5,9 +5,9 @@
  * catalog names that the newer kernel no longer prints (--rules).
  *
  * Matching, by format_id first, then by text:
- *  - An id in both catalogs is unchanged.  If its places differ (the
- *    modules, or the functions within a module where both catalogs know
- *    them), it is reported once as moved.
+ *  - An id in both catalogs is unchanged.  If NEW prints it from none of
+ *    the places OLD did (a place: the module, and the function where both
+ *    catalogs know it), it is reported once as moved.
  *  - An id of OLD absent from NEW is changed when NEW has, in the same
  *    module and function, an id absent from OLD whose text is near enough:
  *    similarity 1 - levenshtein(a, b) / max(len a, len b), over bytes, at

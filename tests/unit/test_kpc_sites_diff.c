@@ -77,6 +77,10 @@ static void build(struct kpc_sites *old, struct kpc_sites *new)
 	add(new, "driver loaded", "a", "a_init");
 	add(old, "moved format %d", "a", "a_probe");
 	add(new, "moved format %d", "b", "b_probe");
+	add(old, "kept a place %d", "a", "a_init");
+	add(old, "kept a place %d", "b", "b_init");
+	add(new, "kept a place %d", "a", "a_init");
+	add(new, "kept a place %d", "c", "c_init");
 	add(old, "cloned %d", "a", "a_reset.isra.0");
 	add(new, "cloned %d", "a", "a_reset.constprop.0");
 	add(old, "failed to map BAR %d", "a", "a_probe");
@@ -116,13 +120,15 @@ static void test_diff(void)
 	build(&old, &new);
 	ret = kpc_sites_diff(&old, &new, &d);
 	tap_ok(ret == 0, "kpc_sites_diff() (%d)", ret);
-	tap_ok(d.unchanged == 4, "4 ids in both: unchanged (%zu)", d.unchanged);
+	tap_ok(d.unchanged == 5, "5 ids in both: unchanged (%zu)", d.unchanged);
 	tap_ok(d.count[KPC_SITES_MOVED] == 1 && is(find(&d, "moved format %d", NULL),
 						    KPC_SITES_MOVED, "moved format %d"),
 	       "an id printed from another module is moved (%zu moved)",
 	       d.count[KPC_SITES_MOVED]);
 	tap_ok(!find(&d, "cloned %d", NULL) && !find(&d, "boot cpu %d", NULL),
 	       "no move for a clone suffix (.isra.0, .constprop.0) or a function unknown on one side");
+	tap_ok(!find(&d, "kept a place %d", NULL),
+	       "no move for an id that keeps one of its places and changes another");
 	x = find(&d, "failed to map BAR %d", NULL);
 	tap_ok(is(x, KPC_SITES_CHANGED, "failed to map BAR %d: %pe") &&
 	       !strcmp(kpc_sites_delta_module(x), "a") &&
