@@ -34,6 +34,7 @@ static const struct kprint_command kprint_commands[] = {
 	{ "formats",	kprint_cmd_formats,	false },
 	{ "translate",	kprint_cmd_translate,	true },
 	{ "catalog",	kprint_cmd_catalog,	false },
+	{ "sites",	kprint_cmd_sites,	false },
 };
 
 int main(int argc, char **argv)

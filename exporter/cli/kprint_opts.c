@@ -74,6 +74,15 @@ static const char kprint_usage_commands[] =
 "                                     --journal (format and module, the\n"
 "                                     modules from the \"#:\" lines), in English\n"
 "                                     and each catalog's language\n"
+"  sites build [--kernel KVER | --all] [--dir DIR | --output FILE] [--jobs N]\n"
+"              [--image FILE] [--moddir DIR] [--kallsyms FILE | --no-kallsyms]\n"
+"                                     the catalog of every printk call site of\n"
+"                                     an installed kernel, read from its image\n"
+"                                     and modules: DIR/KVER.jsonl (DIR:\n"
+"                                     /var/lib/kprint/sites)\n"
+"  sites list [--kernel KVER] [--dir DIR | --file FILE] [--module M]\n"
+"             [--level L] [--kind K]  its entries: format id, level, module,\n"
+"                                     function, format\n"
 "\n";
 
 static const char kprint_usage_options[] =

@@ -87,7 +87,8 @@ static int kpc_sites_index_level(const char *s, const char **end)
 	if (*e != '>')
 		return -2;
 	*end = e + 1;
-	return v == -1 ? KPC_SITE_LEVEL_DEFAULT : (int)v;
+	/* KERN_DEFAULT is "": -1 is a format without a level (null, as elsewhere). */
+	return v == -1 ? KPC_SITE_LEVEL_NONE : (int)v;
 }
 
 struct kpc_sites_index_line {

@@ -126,9 +126,7 @@ static bool kpc_mod_printable(const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char c = s[i];
 
-		if (c < 0x20 && c != '\n' && c != '\t' && c != '\001')
-			return false;
-		if (c == 0x7f)
+		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\001') || c == 0x7f)
 			return false;
 	}
 	return true;
@@ -282,32 +280,17 @@ static enum kpc_mod_callee kpc_mod_callee(struct kpc_mod *m, size_t symidx,
 
 /*
  * The argument an instruction ending in a relocation loads, by its
- * register: 0 to 5 for rdi, rsi, rdx, rcx, r8, r9, KPC_MOD_NOT_ARGUMENT for
- * another register, -1 for an instruction not decoded.  The forms are
+ * register: 0 to 5 for rdi, rsi, rdx, rcx, r8, r9, 6 for another
+ * register, -1 for an instruction not decoded.  The forms are
  * mov $imm32,%r64 (REX.W c7 /0), lea disp(%rip),%r64 (REX.W 8d, ModRM
  * 00 reg 101) and mov $imm32,%r32 (b8+r, with or without REX.B).
  */
-#define KPC_MOD_NOT_ARGUMENT	6
-
 static int kpc_mod_argument(unsigned int reg)
 {
-	/* The System V order of registers 0..15 (rax rcx rdx rbx rsp rbp rsi rdi r8..). */
-	switch (reg) {
-	case 7:
-		return 0;
-	case 6:
-		return 1;
-	case 2:
-		return 2;
-	case 1:
-		return 3;
-	case 8:
-		return 4;
-	case 9:
-		return 5;
-	default:
-		return KPC_MOD_NOT_ARGUMENT;
-	}
+	/* By register number: rax rcx rdx rbx rsp rbp rsi rdi, then r8..r15. */
+	static const signed char arg[16] = { 6, 3, 2, 6, 6, 6, 1, 0, 4, 5, 6, 6, 6, 6, 6, 6 };
+
+	return arg[reg & 15];
 }
 
 static int kpc_mod_load_register(const unsigned char *code, size_t len, uint64_t off)
@@ -331,17 +314,35 @@ static int kpc_mod_load_register(const unsigned char *code, size_t len, uint64_t
 }
 
 /*
- * The load chosen as a printer's format: the string loaded into its format
- * argument's register, else the last string loaded into a register not
- * known (never one known to be another argument's).  The others are marked
- * as named too: they are the call's other arguments (dev_printk()'s level,
- * a "%s" argument), not formats of their own.
+ * Whether a string loaded into the format's register before the last
+ * such load is a format too.  One call may serve several formats ("if (x)
+ * pr_err(a); else pr_err(b);" can compile to two loads, a jump and one
+ * call), but the register is also where a conditional move picks an
+ * argument from two strings ("?" or a name): a format, unlike those,
+ * ends its line (or starts with KERN_SOH).
  */
-static const struct kpc_mod_load *kpc_mod_format_load(struct kpc_mod *m, uint64_t call,
-						      unsigned int fmt_arg)
+static bool kpc_mod_looks_like_format(const char *s)
 {
-	const struct kpc_mod_load *by_reg = NULL, *last = NULL;
-	unsigned int i;
+	size_t n = strlen(s);
+
+	return n > 1 && (s[0] == '\001' || s[n - 1] == '\n');
+}
+
+/*
+ * The loads a printer's call takes as its format: the last string loaded
+ * into its format argument's register since the call before, with the
+ * earlier ones that look like formats, else the last string loaded into
+ * a register not known (never one known to be another argument's).  The
+ * others are
+ * marked as named too: they are the call's other arguments (dev_printk()'s
+ * level, a "%s" argument), not formats of their own.  Returns how many of
+ * @chosen it filled.
+ */
+static unsigned int kpc_mod_format_loads(struct kpc_mod *m, uint64_t call, unsigned int fmt_arg,
+					 const struct kpc_mod_load **chosen)
+{
+	const struct kpc_mod_load *last = NULL;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < m->npending; i++) {
 		const struct kpc_mod_load *l = &m->pending[i];
@@ -349,12 +350,17 @@ static const struct kpc_mod_load *kpc_mod_format_load(struct kpc_mod *m, uint64_
 		if (!l->s || call - l->off > KPC_MOD_ARG_WINDOW)
 			continue;
 		m->named[l->shndx][l->soff] = 1;
-		if (l->reg == (int)fmt_arg)
-			by_reg = l;
-		else if (l->reg < 0 && call - l->off <= KPC_MOD_CALL_WINDOW)
+		if (l->reg == (int)fmt_arg) {
+			if (n && !kpc_mod_looks_like_format(chosen[n - 1]->s))
+				n--;
+			chosen[n++] = l;
+		} else if (l->reg < 0 && call - l->off <= KPC_MOD_CALL_WINDOW) {
 			last = l;
+		}
 	}
-	return by_reg ? by_reg : last;
+	if (!n && last)
+		chosen[n++] = last;
+	return n;
 }
 
 /* dev_printk() and netdev_printk() take their level as a KERN_SOH string in rdi. */
@@ -376,19 +382,23 @@ static int kpc_mod_level_argument(const struct kpc_mod *m, uint64_t call)
 static int kpc_mod_printer_call(struct kpc_mod *m, size_t shndx, uint64_t call,
 				const struct kpc_sites_printer *p)
 {
-	const struct kpc_mod_load *l;
-	enum kpc_site_kind kind = p->kind;
-	int level = p->level;
+	const struct kpc_mod_load *chosen[KPC_MOD_PENDING];
+	unsigned int n, i;
+	int level = p->level, err = 0;
 
-	if (level == KPC_SITE_LEVEL_NONE && kind != KPC_SITE_PRINTK_BARE)
+	if (level == KPC_SITE_LEVEL_NONE && p->kind != KPC_SITE_PRINTK_BARE)
 		level = kpc_mod_level_argument(m, call);
-	l = kpc_mod_format_load(m, call, p->fmt_arg);
-	if (!l)
-		return 0;
-	if (kind == KPC_SITE_PRINTK_BARE && l->s[0] == '\001')
-		kind = KPC_SITE_PRINTK;
-	return kpc_mod_add(m, l->s, strlen(l->s), level, kpc_mod_function(m, shndx, l->off),
-			   kind);
+	n = kpc_mod_format_loads(m, call, p->fmt_arg, chosen);
+	for (i = 0; i < n && !err; i++) {
+		const struct kpc_mod_load *l = chosen[i];
+		enum kpc_site_kind kind = p->kind;
+
+		if (kind == KPC_SITE_PRINTK_BARE && l->s[0] == '\001')
+			kind = KPC_SITE_PRINTK;
+		err = kpc_mod_add(m, l->s, strlen(l->s), level,
+				  kpc_mod_function(m, shndx, l->off), kind);
+	}
+	return err;
 }
 
 /* A call to __dynamic_dev_dbg() and the like tells its descriptor's kind. */
@@ -497,10 +507,9 @@ static GElf_Rela *kpc_mod_relas(struct kpc_mod *m, size_t rela, size_t *count)
 	bool sorted = true;
 	size_t i, n;
 
+	/* A section libelf cannot read has no relocation to offer. */
 	*count = 0;
-	if (!d || !m->sh[rela].sh_entsize)
-		return NULL;
-	n = m->sh[rela].sh_size / m->sh[rela].sh_entsize;
+	n = d && m->sh[rela].sh_entsize ? m->sh[rela].sh_size / m->sh[rela].sh_entsize : 0;
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
@@ -773,16 +782,12 @@ int kpc_sites_scan_module(const char *path, struct kpc_sites *out, char *err, si
 	pthread_once(&kpc_mod_elf_once, kpc_mod_elf_init);
 	kpc_sites_module_name(path, m.module, sizeof(m.module));
 	m.elf = elf_memory(buf, len);
-	if (!m.elf) {
-		snprintf(err, errlen, "%s: %s", path, elf_errmsg(-1));
-		free(buf);
-		return -EINVAL;
-	}
-	ret = kpc_mod_scan(&m);
+	ret = m.elf ? kpc_mod_scan(&m) : -EINVAL;
 	if (ret == -EINVAL)
-		snprintf(err, errlen, "%s: not an x86_64 module (a relocatable ELF file)", path);
+		kpc_sites_fail(ret, err, errlen, "%s: not an x86_64 module (a relocatable ELF file)",
+			       path);
 	else if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		kpc_sites_fail(ret, err, errlen, "%s: %s", path, strerror(-ret));
 	kpc_mod_free(&m);
 	free(buf);
 	return ret;

@@ -72,6 +72,13 @@ int kpc_sites_scan_image(const char *image, const char *kallsyms, struct kpc_sit
  */
 int kpc_sites_scan_module(const char *path, struct kpc_sites *out, char *err, size_t errlen);
 
+/*
+ * Writes the message to @err (when @errlen) and returns @ret: the readers'
+ * one way to fail with a reason.
+ */
+__attribute__((format(printf, 4, 5)))
+int kpc_sites_fail(int ret, char *err, size_t errlen, const char *fmt, ...);
+
 /* The printk index (<debugfs>/printk/index/), when the kernel has one. */
 int kpc_sites_scan_index(const char *dir, struct kpc_sites *out, char *err, size_t errlen);
 

@@ -3,8 +3,9 @@
  * The call-site catalog without a kernel: kpc_sites_strip() as the printk
  * bridge strips a format, entries added, sorted, merged and found, the
  * file written and read back with odd bytes in a format (the id of the raw
- * bytes kept), bad files refused with FILE:LINE: reason, and the printk
- * index's lines in the form of Documentation/core-api/printk-index.rst.
+ * bytes kept), bad files refused with FILE:LINE: reason, the printk
+ * index's lines in the form of Documentation/core-api/printk-index.rst, and
+ * kpc_sites_build() joining an image, a module tree and an index.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -286,7 +287,7 @@ static void test_index(void)
 	tap_ok(e && e->level == 5 && !strcmp(e->module, "vmlinux") && e->line == 661,
 	       "a vmlinux entry, its newline stripped");
 	e = index_entry(&s, "plain");
-	tap_ok(e && e->level == KPC_SITE_LEVEL_DEFAULT, "<-1> is the default level");
+	tap_ok(e && e->level == KPC_SITE_LEVEL_NONE, "<-1> is no level compiled in");
 	e = index_entry(&s, " cont %d");
 	tap_ok(e && e->level == KPC_SITE_LEVEL_CONT, "<c> is KERN_CONT");
 	e = index_entry(&s, "warn cont");
@@ -295,6 +296,56 @@ static void test_index(void)
 	tap_ok(e && e->level == 3, "C escapes and octal bytes unescaped");
 	ret = kpc_sites_scan_index("/nonexistent/printk/index", &s, err, sizeof(err));
 	tap_ok(ret == -ENOENT && strstr(err, "/nonexistent"), "a missing index says so (%s)", err);
+	kpc_sites_free(&s);
+}
+
+/*
+ * kpc_sites_build() over a real image (when installed), a module tree of
+ * one file that is no module and a build/ symlink to a real tree, and an
+ * index: the bad file skipped and not counted, the symlink not followed,
+ * the index's entries beside the image's, all sorted.
+ */
+static void test_build(void)
+{
+	static const char image[] = "/boot/vmlinuz-6.1.0-57-amd64";
+	struct kpc_sites_build_opts o = {
+		.kernel = "6.1.0-57-amd64", .image = image, .kallsyms = "", .jobs = 2,
+	};
+	char moddir[512], index[512], link[600], err[512];
+	struct kpc_sites s;
+	size_t i, by_source[KPC_SITE_SRC_MAX] = { 0 };
+	bool sorted = true;
+	int ret;
+
+	if (access(image, R_OK) || access("/lib/modules/6.1.0-57-amd64", R_OK)) {
+		tap_skip("kpc_sites_build(): %s is not installed", image);
+		return;
+	}
+	snprintf(moddir, sizeof(moddir), "%s/modules", tmpdir);
+	snprintf(index, sizeof(index), "%s/index", tmpdir);
+	snprintf(link, sizeof(link), "%s/build", moddir);
+	mkdir(moddir, 0755);
+	write_file(moddir, "broken.ko", "not an ELF file\n");
+	tap_ok(!symlink("/lib/modules/6.1.0-57-amd64", link), "a build/ symlink to a real tree");
+	o.moddir = moddir;
+	o.index = index;
+	ret = kpc_sites_build(&o, &s, err, sizeof(err));
+	tap_ok(!ret, "built (%s)", ret ? err : "");
+	if (ret)
+		return;
+	for (i = 0; i < s.n; i++) {
+		by_source[s.v[i].source]++;
+		if (i)
+			sorted &= s.v[i - 1].format_id <= s.v[i].format_id;
+	}
+	tap_ok(!s.modules && !by_source[KPC_SITE_SRC_MODULE],
+	       "the broken module is not counted, the symlink not followed (%u, %zu)",
+	       s.modules, by_source[KPC_SITE_SRC_MODULE]);
+	tap_ok(by_source[KPC_SITE_SRC_IMAGE] > 1000 && by_source[KPC_SITE_SRC_INDEX] == 7,
+	       "the image's entries and the index's 7 beside them (%zu, %zu)",
+	       by_source[KPC_SITE_SRC_IMAGE], by_source[KPC_SITE_SRC_INDEX]);
+	tap_ok(sorted && s.printk_index && !s.kallsyms && s.built && s.image &&
+	       !strcmp(s.kernel, "6.1.0-57-amd64"), "sorted, and the header fields set");
 	kpc_sites_free(&s);
 }
 
@@ -311,6 +362,7 @@ int main(void)
 	test_round_trip();
 	test_refused();
 	test_index();
+	test_build();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);
