@@ -49,10 +49,8 @@ int kprint_sites_open(const char *what, const char *dir, struct kpc_sites *s)
 			return KPRINT_EXIT_ERROR;
 		what = u.release;
 	}
-	if (!dir)
-		dir = getenv("KPC_SITES_DIR");
 	if (!strchr(what, '/') && !strstr(what, ".jsonl")) {
-		if (!kpc_sites_path(dir && *dir ? dir : NULL, what, path, sizeof(path)))
+		if (!kpc_sites_path(dir, what, path, sizeof(path)))
 			return kprint_usage_error("a release too long: '%s'", what);
 		if (access(path, F_OK)) {
 			fprintf(stderr, "kprint: no catalog of %s: %s (kprint sites build --kernel %s)\n",

@@ -146,7 +146,7 @@ int kprint_cmd_sites_diff(struct kprint_opts *o, int argc, char **argv);
 
 /*
  * Load the call-site catalog @what names: a path (with '/' or ".jsonl"), or
- * a release in @dir (NULL: $KPC_SITES_DIR, else KPC_SITES_DIR); @what NULL:
+ * a release in @dir (NULL: KPC_SITES_DIR, as kprint sites list); @what NULL:
  * the running kernel's.  Says why on stderr; returns 0 or the exit status.
  */
 int kprint_sites_open(const char *what, const char *dir, struct kpc_sites *s);
