@@ -83,6 +83,11 @@ static const char kprint_usage_commands[] =
 "  sites list [--kernel KVER] [--dir DIR | --file FILE] [--module M]\n"
 "             [--level L] [--kind K]  its entries: format id, level, module,\n"
 "                                     function, format\n"
+"  sites diff OLD NEW [--dir DIR] [--rules FILE]\n"
+"                                     formats added, removed, changed and moved\n"
+"                                     between two kernels' catalogs; --rules:\n"
+"                                     the format ids a rules file names that\n"
+"                                     NEW no longer prints\n"
 "\n";
 
 static const char kprint_usage_options[] =
