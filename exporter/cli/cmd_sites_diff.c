@@ -45,14 +45,17 @@ int kprint_sites_open(const char *what, const char *dir, struct kpc_sites *s)
 	int ret;
 
 	if (!what) {
-		if (uname(&u))
+		if (uname(&u)) {
+			fprintf(stderr, "kprint: uname: %s\n", strerror(errno));
 			return KPRINT_EXIT_ERROR;
+		}
 		what = u.release;
 	}
 	if (!strchr(what, '/') && !strstr(what, ".jsonl")) {
 		if (!kpc_sites_path(dir, what, path, sizeof(path)))
 			return kprint_usage_error("a release too long: '%s'", what);
-		if (access(path, F_OK)) {
+		/* Missing: say how to build it; any other error, the loader says. */
+		if (access(path, F_OK) && errno == ENOENT) {
 			fprintf(stderr, "kprint: no catalog of %s: %s (kprint sites build --kernel %s)\n",
 				what, path, what);
 			return KPRINT_EXIT_ERROR;
