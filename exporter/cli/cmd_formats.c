@@ -6,7 +6,8 @@
  * ratelimit state and caller.  Loads and attaches the counters (pinned) the
  * first time; afterwards it only reads what they counted.  Formats are
  * shown raw (unescaped from the maps), as records show them.  With --pot,
- * every format counted as a gettext template (kpc_catalog.h).
+ * every format counted as a gettext template (kpc_catalog.h); with --pot
+ * --sites, every format of a kernel's call-site catalog, counted or not.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +27,7 @@ enum {
 	KPRINT_OPT_FMT_UNLOAD,
 	KPRINT_OPT_FMT_RATELIMIT,
 	KPRINT_OPT_FMT_POT,
+	KPRINT_OPT_FMT_SITES,
 };
 
 static const struct option kprint_formats_options[] = {
@@ -36,6 +38,7 @@ static const struct option kprint_formats_options[] = {
 	{ "unload",	 no_argument,		NULL, KPRINT_OPT_FMT_UNLOAD },
 	{ "ratelimit",	 no_argument,		NULL, KPRINT_OPT_FMT_RATELIMIT },
 	{ "pot",	 no_argument,		NULL, KPRINT_OPT_FMT_POT },
+	{ "sites",	 optional_argument,	NULL, KPRINT_OPT_FMT_SITES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -46,6 +49,8 @@ static struct {
 	bool unload;
 	bool ratelimit;
 	bool pot;
+	bool sites;
+	const char *sites_arg;		/* --sites REL or FILE; NULL: the running kernel */
 } kprint_formats_args = { .want = { true, true }, .top = 20 };
 
 static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
@@ -86,6 +91,10 @@ static int kprint_formats_opt(struct kprint_opts *o, int opt, const char *arg)
 		return 0;
 	case KPRINT_OPT_FMT_POT:
 		kprint_formats_args.pot = true;
+		return 0;
+	case KPRINT_OPT_FMT_SITES:
+		kprint_formats_args.sites = true;
+		kprint_formats_args.sites_arg = arg;
 		return 0;
 	}
 	return KPRINT_EXIT_USAGE;
@@ -373,27 +382,56 @@ static bool kprint_pot_cut(const struct kpc_format_count *f)
 	return true;
 }
 
-/* A tag fit for a "#:" reference: printable ASCII, no blank. */
-static bool kprint_pot_tag(const char *s)
+/* The formats a template leaves out: named with -v, counted at the end. */
+struct kprint_pot_left {
+	const struct kprint_opts *o;
+	size_t n;
+};
+
+static void kprint_pot_left(void *ctx, const char *format, const char *why)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s <= ' ' || *s >= 0x7f)
-			return false;
-	return true;
+	struct kprint_pot_left *left = ctx;
+
+	left->n++;
+	if (!left->o->verbose)
+		return;
+	fputs("kprint: formats --pot: left out \"", stderr);
+	kpc_text_escape(stderr, format, left->o->text.utf8);
+	fprintf(stderr, "\": %s\n", why);
 }
 
-/* s appended to the list in buf (", " or " " between), once. */
-static void kprint_pot_add(char *buf, size_t size, const char *sep, const char *s)
+static void kprint_pot_left_summary(const struct kprint_pot_left *left)
 {
-	size_t len = strlen(buf), n = strlen(s);
-	const char *p;
+	if (left->n)
+		fprintf(stderr, "kprint: formats --pot: left out %zu format%s that no catalog could"
+			" translate (empty, cut, not UTF-8 or not a valid kernel format; -v names"
+			" them)\n", left->n, left->n == 1 ? "" : "s");
+}
 
-	for (p = buf; (p = strstr(p, s)); p += n)
-		if ((p == buf || p[-1] == ' ') && (!p[n] || p[n] == ',' || p[n] == ' '))
-			return;
-	snprintf(buf + len, size - len, "%s%s", len ? sep : "", s);
+/*
+ * --pot --sites: every format of a kernel's call-site catalog, whether the
+ * counters saw it or not (kpc_catalog_pot_sites()).
+ */
+static int kprint_pot_sites(const struct kprint_opts *o)
+{
+	struct kprint_pot_left left = { .o = o };
+	struct kpc_sites s = { 0 };
+	int ret, err;
+
+	ret = kprint_sites_open(kprint_formats_args.sites_arg, NULL, &s);
+	if (ret)
+		return ret;
+	err = kpc_catalog_pot_sites(stdout, &s, time(NULL), kprint_pot_left, &left);
+	if (!err)
+		kprint_pot_left_summary(&left);
+	if (!err && fflush(stdout))
+		err = -errno;
+	kpc_sites_free(&s);
+	if (err) {
+		fprintf(stderr, "kprint: formats --pot --sites: %s\n", strerror(-err));
+		return KPRINT_EXIT_ERROR;
+	}
+	return KPRINT_EXIT_OK;
 }
 
 /*
@@ -405,8 +443,9 @@ static void kprint_pot_add(char *buf, size_t size, const char *sep, const char *
 static int kprint_pot_show(const struct kprint_opts *o, struct kpc_bpf *b)
 {
 	struct kpc_format_count *all = NULL, *f, *grown;
+	struct kprint_pot_left left = { .o = o };
 	char comment[512], refs[512], why[256];
-	size_t n = 0, m, i, j, left_out = 0;
+	size_t n = 0, m, i, j;
 	enum kpc_bpf_source src;
 	uint64_t count;
 	int err;
@@ -437,10 +476,11 @@ static int kprint_pot_show(const struct kprint_opts *o, struct kpc_bpf *b)
 		for (j = i; j < n && kprint_pot_len(all[j].format) == kprint_pot_len(all[i].format) &&
 		     !memcmp(all[j].format, all[i].format, kprint_pot_len(all[i].format)); j++) {
 			count += all[j].count;
-			if (kprint_pot_tag(all[j].module))
-				kprint_pot_add(refs, sizeof(refs), " ", all[j].module);
-			if (kprint_pot_tag(all[j].subsystem))
-				kprint_pot_add(comment, sizeof(comment), ", ", all[j].subsystem);
+			if (kpc_catalog_pot_tag(all[j].module))
+				kpc_catalog_pot_list_add(refs, sizeof(refs), " ", all[j].module);
+			if (kpc_catalog_pot_tag(all[j].subsystem))
+				kpc_catalog_pot_list_add(comment, sizeof(comment), ", ",
+							 all[j].subsystem);
 		}
 		if (kprint_pot_cut(&all[i])) {
 			snprintf(why, sizeof(why), "cut in the BPF map (longer than it keeps)");
@@ -454,19 +494,12 @@ static int kprint_pot_show(const struct kprint_opts *o, struct kpc_bpf *b)
 						    sizeof(why));
 		}
 		if (err == -EINVAL) {
-			left_out++;
-			if (o->verbose) {
-				fputs("kprint: formats --pot: left out \"", stderr);
-				kpc_text_escape(stderr, all[i].format, o->text.utf8);
-				fprintf(stderr, "\": %s\n", why);
-			}
+			kprint_pot_left(&left, all[i].format, why);
 			err = 0;
 		}
 	}
-	if (!err && left_out)
-		fprintf(stderr, "kprint: formats --pot: left out %zu format%s that no catalog could"
-			" translate (empty, cut, not UTF-8 or not a valid kernel format; -v names"
-			" them)\n", left_out, left_out == 1 ? "" : "s");
+	if (!err)
+		kprint_pot_left_summary(&left);
 out:
 	free(all);
 	return err;
@@ -474,12 +507,23 @@ out:
 
 int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 {
+	const char *operand;
 	struct kpc_bpf *b;
-	int ret, err;
+	int ret, err, n;
 
-	ret = kprint_parse_options_only(o, argc, argv, "formats", kprint_formats_options, kprint_formats_opt);
+	/* --sites takes its REL or FILE as --sites=REL or as the one operand. */
+	ret = kprint_parse_operands(o, argc, argv, kprint_formats_options, kprint_formats_opt,
+				    &operand, 1, &n);
 	if (ret >= 0)
 		return ret;
+	if (n && (!kprint_formats_args.sites || kprint_formats_args.sites_arg)) {
+		fprintf(stderr, "kprint: formats takes no arguments ('%s')\n", operand);
+		return KPRINT_EXIT_USAGE;
+	}
+	if (n)
+		kprint_formats_args.sites_arg = operand;
+	if (kprint_formats_args.sites && !kprint_formats_args.pot)
+		return kprint_usage_error("--sites%s writes a template: it goes with --pot", "");
 	ret = KPRINT_EXIT_OK;
 	if (kprint_formats_args.pot && (o->json || kprint_formats_args.ratelimit ||
 					kprint_formats_args.unload)) {
@@ -487,6 +531,8 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv)
 			" --ratelimit or --unload\n");
 		return KPRINT_EXIT_USAGE;
 	}
+	if (kprint_formats_args.sites)
+		return kprint_pot_sites(o);
 
 	if (kprint_formats_args.unload) {
 		err = kpc_bpf_unload(kprint_formats_args.bpf.pin_dir);

@@ -97,6 +97,16 @@ int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
 			      const char *cmd, const struct option *extra,
 			      int (*handle)(struct kprint_opts *o, int opt, const char *arg));
 
+/*
+ * kprint_parse() for a command with options anywhere among up to @max
+ * operands, which it puts in @operand (*n of them).  Return: -1 to go on,
+ * or the exit status to return now.
+ */
+int kprint_parse_operands(struct kprint_opts *o, int argc, char **argv,
+			  const struct option *extra,
+			  int (*handle)(struct kprint_opts *o, int opt, const char *arg),
+			  const char **operand, int max, int *n);
+
 void kprint_usage(FILE *out);
 
 /* "kprint: " @fmt (with @arg) and a pointer to --help; KPRINT_EXIT_USAGE. */
@@ -131,5 +141,14 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_translate(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_catalog(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_sites(struct kprint_opts *o, int argc, char **argv);
+/* kprint sites diff OLD NEW: argv[0] is "diff" (kprint sites' sub-command table). */
+int kprint_cmd_sites_diff(struct kprint_opts *o, int argc, char **argv);
+
+/*
+ * Load the call-site catalog @what names: a path (with '/' or ".jsonl"), or
+ * a release in @dir (NULL: KPC_SITES_DIR, as kprint sites list); @what NULL:
+ * the running kernel's.  Says why on stderr; returns 0 or the exit status.
+ */
+int kprint_sites_open(const char *what, const char *dir, struct kpc_sites *s);
 
 #endif /* KPRINT_H */

@@ -56,13 +56,14 @@ static const char kprint_usage_commands[] =
 "                                     inject a record (each ARG is one %-conversion\n"
 "                                     of FORMAT, already rendered); prints its seq\n"
 "  formats [--source kprint|printk|all] [--top N] [--pin-dir DIR]\n"
-"          [--max-formats N] [--unload] [--pot]\n"
+"          [--max-formats N] [--unload] [--pot [--sites [REL|FILE]]]\n"
 "                                     message counts per format, kept in the\n"
 "                                     kernel by BPF (loaded and pinned on first\n"
 "                                     use, in /sys/fs/bpf/kprint); --unload\n"
 "                                     stops counting and removes them;\n"
 "                                     --pot writes a gettext template (POT)\n"
-"                                     of every format counted\n"
+"                                     of every format counted (--sites: of\n"
+"                                     every format of a kernel's catalog)\n"
 "  translate --catalog FILE.po [FILE] the kernel log as text (dmesg, /dev/kmsg)\n"
 "                                     in the catalog's language: the lines\n"
 "                                     kprint.ko echoed with markers=1 (0x1f\n"
@@ -82,6 +83,11 @@ static const char kprint_usage_commands[] =
 "  sites list [--kernel KVER] [--dir DIR | --file FILE] [--module M]\n"
 "             [--level L] [--kind K]  its entries: format id, level, module,\n"
 "                                     function, format\n"
+"  sites diff OLD NEW [--dir DIR] [--rules FILE]\n"
+"                                     formats added, removed, changed and moved\n"
+"                                     between two kernels' catalogs; --rules:\n"
+"                                     the format ids a rules file names that\n"
+"                                     NEW no longer prints\n"
 "\n";
 
 static const char kprint_usage_options[] =
@@ -318,4 +324,30 @@ int kprint_parse_options_only(struct kprint_opts *o, int argc, char **argv,
 		return KPRINT_EXIT_USAGE;
 	}
 	return -1;
+}
+
+int kprint_parse_operands(struct kprint_opts *o, int argc, char **argv,
+			  const struct option *extra,
+			  int (*handle)(struct kprint_opts *o, int opt, const char *arg),
+			  const char **operand, int max, int *n)
+{
+	int ret;
+
+	*n = 0;
+	for (;;) {
+		ret = kprint_parse(o, argc, argv, extra, handle);
+		if (ret)
+			return ret < 0 ? KPRINT_EXIT_OK : ret;
+		if (optind >= argc)
+			return -1;
+		if (*n == max) {
+			fprintf(stderr, "kprint: %s takes at most %d argument%s ('%s')\n",
+				o->cmd ? o->cmd : "kprint", max, max == 1 ? "" : "s", argv[optind]);
+			return KPRINT_EXIT_USAGE;
+		}
+		operand[(*n)++] = argv[optind];
+		/* The operand stands as argv[0] of the next round, which getopt skips. */
+		argc -= optind;
+		argv += optind;
+	}
 }

@@ -42,5 +42,6 @@
 #include "kpc_catalog_fmt.h"
 #include "kpc_journal.h"
 #include "kpc_sites.h"
+#include "kpc_sites_diff.h"
 
 #endif /* KPC_H */

@@ -134,6 +134,30 @@ int kpc_catalog_pot_header(FILE *out, time_t now);
 int kpc_catalog_pot_entry(FILE *out, const char *format, const char *comment,
 			  const char *refs, char *why, size_t size);
 
+/* A "#:" reference as gettext reads one: printable ASCII, no blank. */
+bool kpc_catalog_pot_tag(const char *s);
+
+/*
+ * @s appended to the list in @buf (@sep between), unless it is there
+ * already; false when it does not fit whole (nothing added).
+ */
+bool kpc_catalog_pot_list_add(char *buf, size_t size, const char *sep, const char *s);
+
+/* A format left out of a template, and why (see kpc_catalog_pot_entry()). */
+typedef void (*kpc_catalog_pot_left_fn)(void *ctx, const char *format, const char *why);
+
+struct kpc_sites;
+
+/*
+ * The template of every format of a call-site catalog (kpc_sites.h), seen
+ * or not: the header, then one entry per distinct msgid, sorted by it,
+ * with "#:" the places that print it (module:function, or the printk
+ * index's file:line) and "#." its level and format_id.  A format no
+ * catalog could translate is passed to @left (may be NULL) and left out.
+ */
+int kpc_catalog_pot_sites(FILE *out, const struct kpc_sites *s, time_t now,
+			  kpc_catalog_pot_left_fn left, void *ctx);
+
 /* A PO string: keyword "escaped", split after each "\n" as gettext does. */
 void kpc_catalog_po_string(FILE *out, const char *keyword, const char *s, size_t len);
 

@@ -2,14 +2,19 @@
 /*
  * POT templates of kernel formats, in the shape xgettext writes them, so
  * that msginit, msgmerge and msgfmt take them as they are: a header entry
- * (marked fuzzy, as templates are) and one "#, c-format" entry per format.
+ * (marked fuzzy, as templates are) and one "#, c-format" entry per format;
+ * the formats counted (kprint formats --pot) or every format of a
+ * call-site catalog (--pot --sites).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kpc_catalog.h"
 #include "kpc_catalog_fmt.h"
+#include "kpc_sites.h"
 #include "kpc_utf8.h"
 
 void kpc_catalog_po_string(FILE *out, const char *keyword, const char *s, size_t len)
@@ -107,6 +112,11 @@ int kpc_catalog_pot_entry(FILE *out, const char *format, const char *comment,
 			return -EINVAL;
 		}
 	}
+	/* gettext's msgctxt separator: msgfmt refuses a msgid holding it. */
+	if (memchr(format, '\004', len)) {
+		snprintf(why, size, "holds \\004, gettext's context separator");
+		return -EINVAL;
+	}
 	/* What a catalog would refuse as a msgid is no use in a template. */
 	if (kpc_fmt_parse(format, false, &f, why, size))
 		return -EINVAL;
@@ -118,4 +128,115 @@ int kpc_catalog_pot_entry(FILE *out, const char *format, const char *comment,
 	kpc_catalog_po_string(out, "msgid", format, len);
 	fputs("msgstr \"\"\n", out);
 	return ferror(out) ? -EIO : 0;
+}
+
+bool kpc_catalog_pot_tag(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s >= 0x7f)
+			return false;
+	return true;
+}
+
+bool kpc_catalog_pot_list_add(char *buf, size_t size, const char *sep, const char *s)
+{
+	size_t len = strlen(buf), n = strlen(s), seplen = strlen(sep);
+	const char *p;
+
+	for (p = buf; (p = strstr(p, s)); p += n)
+		if ((p == buf || ((size_t)(p - buf) >= seplen && !memcmp(p - seplen, sep, seplen))) &&
+		    (!p[n] || !strncmp(p + n, sep, seplen)))
+			return true;
+	if (len + (len ? seplen : 0) + n >= size)
+		return false;
+	snprintf(buf + len, size - len, "%s%s", len ? sep : "", s);
+	return true;
+}
+
+/* A format's length as a msgid: without one trailing newline. */
+static size_t kpc_pot_msgid_len(const char *format)
+{
+	size_t len = strlen(format);
+
+	return len && format[len - 1] == '\n' ? len - 1 : len;
+}
+
+static int kpc_pot_site_cmp(const void *pa, const void *pb)
+{
+	const struct kpc_site *a = *(const struct kpc_site *const *)pa;
+	const struct kpc_site *b = *(const struct kpc_site *const *)pb;
+	size_t la = kpc_pot_msgid_len(a->format), lb = kpc_pot_msgid_len(b->format);
+	int c = memcmp(a->format, b->format, la < lb ? la : lb);
+
+	if (!c)
+		c = (la > lb) - (la < lb);
+	if (!c)
+		c = (a->format_id > b->format_id) - (a->format_id < b->format_id);
+	return c;
+}
+
+/* The "#:" references and "#." comment of the ids v[0..n), which share a msgid. */
+static void kpc_pot_site_notes(const struct kpc_sites *s, const struct kpc_site *const *v,
+			       size_t n, char *refs, size_t rsize, char *comment, size_t csize)
+{
+	char ids[256] = "", levels[64] = "", ref[512];
+	const struct kpc_site *e;
+	size_t i, sites = 0;
+
+	refs[0] = '\0';
+	for (i = 0; i < n; i++) {
+		snprintf(ref, sizeof(ref), "%016" PRIx64, v[i]->format_id);
+		kpc_catalog_pot_list_add(ids, sizeof(ids), ", ", ref);
+		for (e = v[i]; e < s->v + s->n && e->format_id == v[i]->format_id; e++) {
+			const char *level = kpc_site_level_name(e->level);
+
+			kpc_catalog_pot_list_add(levels, sizeof(levels), "/", level ? level : "none");
+			if (e->file)
+				snprintf(ref, sizeof(ref), "%s:%u", e->file, e->line);
+			else
+				snprintf(ref, sizeof(ref), "%s%s%s", e->module, e->function ? ":" : "",
+					 e->function ? e->function : "");
+			if (kpc_catalog_pot_tag(ref))
+				kpc_catalog_pot_list_add(refs, rsize, " ", ref);
+			sites++;
+		}
+	}
+	snprintf(comment, csize, "kprint: level %s, format_id %s, %zu call site%s", levels, ids,
+		 sites, sites == 1 ? "" : "s");
+}
+
+int kpc_catalog_pot_sites(FILE *out, const struct kpc_sites *s, time_t now,
+			  kpc_catalog_pot_left_fn left, void *ctx)
+{
+	const struct kpc_site **v = malloc((s->n + 1) * sizeof(*v));
+	char refs[1024], comment[512], why[256];
+	size_t n = 0, i, j;
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	/* One entry per id (the catalog is sorted by id), then one per msgid. */
+	for (i = 0; i < s->n; i++)
+		if (!i || s->v[i].format_id != s->v[i - 1].format_id)
+			v[n++] = &s->v[i];
+	qsort(v, n, sizeof(*v), kpc_pot_site_cmp);
+	err = kpc_catalog_pot_header(out, now);
+	for (i = 0; !err && i < n; i = j) {
+		size_t len = kpc_pot_msgid_len(v[i]->format);
+
+		for (j = i + 1; j < n && kpc_pot_msgid_len(v[j]->format) == len &&
+		     !memcmp(v[j]->format, v[i]->format, len); j++)
+			;
+		kpc_pot_site_notes(s, &v[i], j - i, refs, sizeof(refs), comment, sizeof(comment));
+		err = kpc_catalog_pot_entry(out, v[i]->format, comment, refs, why, sizeof(why));
+		if (err == -EINVAL) {
+			if (left)
+				left(ctx, v[i]->format, why);
+			err = 0;
+		}
+	}
+	free(v);
+	return err;
 }
