@@ -330,6 +330,7 @@ struct kprint_sites_command {
 static const struct kprint_sites_command kprint_sites_commands[] = {
 	{ "build",	kprint_sites_build },
 	{ "list",	kprint_sites_list },
+	{ "diff",	kprint_cmd_sites_diff },
 };
 
 int kprint_cmd_sites(struct kprint_opts *o, int argc, char **argv)
