@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-# kprint-test: alone (a timing promise: each kernel's catalog in 30 s on this machine)
 """kprint sites build on the host, for each kernel of tests/vm/kernels all
 that is installed: it exits 0 with its summary line within 30 s (the time
-and the entries per kind and source are printed), its catalog lists as
+and the entries per kind and source are printed; it takes 1 to 6 s, so
+the test shares the machine with the others rather than running alone), its catalog lists as
 JSON whose every format_id is the FNV-1a 64 of its format computed here,
 a few entries every build must find are there (brd's "module unloaded"
 in brd_exit, libahci's dev_info() banner (6.1's, 6.12's), e1000e's netdev_info() link
