@@ -197,7 +197,26 @@ static int kprint_sites_build_one(const char *kernel)
 	return KPRINT_EXIT_OK;
 }
 
-/* --all: each release with both /boot/vmlinuz-KVER and /lib/modules/KVER. */
+static struct utsname kprint_sites_uts;
+
+/* The running kernel's image first: its catalog is the one served. */
+static int kprint_sites_running_first(const struct dirent **a, const struct dirent **b)
+{
+	static const char prefix[] = "vmlinuz-";
+	bool ra = !strncmp((*a)->d_name, prefix, strlen(prefix)) &&
+		  !strcmp((*a)->d_name + strlen(prefix), kprint_sites_uts.release);
+	bool rb = !strncmp((*b)->d_name, prefix, strlen(prefix)) &&
+		  !strcmp((*b)->d_name + strlen(prefix), kprint_sites_uts.release);
+
+	if (ra != rb)
+		return ra ? -1 : 1;
+	return alphasort(a, b);
+}
+
+/*
+ * --all: each release with both /boot/vmlinuz-KVER and /lib/modules/KVER,
+ * the running one first.
+ */
 static int kprint_sites_build_all(void)
 {
 	static const char prefix[] = "vmlinuz-";
@@ -206,7 +225,9 @@ static int kprint_sites_build_all(void)
 	struct stat st;
 	int n, i, ret = KPRINT_EXIT_OK, built = 0;
 
-	n = scandir("/boot", &names, NULL, alphasort);
+	if (uname(&kprint_sites_uts))
+		kprint_sites_uts.release[0] = '\0';
+	n = scandir("/boot", &names, NULL, kprint_sites_running_first);
 	if (n < 0) {
 		fprintf(stderr, "kprint sites: /boot: %s\n", strerror(errno));
 		return KPRINT_EXIT_ERROR;
