@@ -19,8 +19,10 @@
 # journal namespace kprint with their fields, once per journal, travel
 # through systemd-journal-upload to a systemd-journal-remote, and a burst
 # of 20,000 arrives whole (tests/vm/systemd/journal.sh); "man kprint" and "man kprint_exporter"
-# show the installed pages; "dpkg --purge" stops the unit and removes the
-# BPF counters and every file.
+# show the installed pages; kprint-sites.service, started by the postinst,
+# builds every installed kernel's call-site catalog and the running unit
+# serves the running kernel's on /sites; "dpkg --purge" stops the unit and
+# removes the BPF counters, the catalogs and every file.
 #
 # What make check leaves to make soak: kprint-dkms in the guest.  Under
 # software emulation its install costs minutes a kernel, none of them
@@ -86,6 +88,29 @@ loaded_build_id() {
 }
 
 serving() { curl -sf -m 5 "http://127.0.0.1:$PORT/metrics" >/dev/null; }
+# sites_ended: kprint-sites.service ran to its end, well or not;
+# sites_built: a catalog per installed kernel.
+sites_ended() {
+	case "$(systemctl show -p ActiveState --value kprint-sites)" in
+	inactive | failed) return 0 ;;
+	esac
+	return 1
+}
+sites_built() {
+	local k
+	for k in /lib/modules/*/; do
+		k=${k%/}
+		k=${k##*/}
+		[ ! -e "/boot/vmlinuz-$k" ] || [ -s "/var/lib/kprint/sites/$k.jsonl" ] || return 1
+	done
+}
+# sites_served KVER: /sites?summary=1 is that kernel's catalog, with entries.
+sites_served() {
+	[ "$(get '/sites?summary=1')" = 200 ] &&
+		python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(not (s["kernel"] == sys.argv[2] and s["entries"] > 100000))' "$WORK/body" "$1"
+}
 reload_state() { echo "$(scrape kprint_exporter_module_reloads_total) $(scrape kprint_exporter_ingest_up)"; }
 is() { [ "$("${@:2}")" = "$1" ]; }
 
@@ -145,6 +170,26 @@ guest() {
 	stage "the unit starts"
 	check "the unit serves /metrics on 127.0.0.1:$PORT" busywait 60 serving
 	check_eq "the unit is active" "$(systemctl is-active kprint-exporter)" active
+	# The call-site catalogs: the postinst started kprint-sites.service,
+	# which builds one for every installed kernel (the host's three), the
+	# running one first; the exporter, already running, serves that one's
+	# once it is there.  Under emulation a kernel takes 70 to 160 s (1 to
+	# 4 s on the host), so make check stops the service after the running
+	# kernel's and make soak waits for all three.
+	stage "kprint-sites.service"
+	check "kprint-sites.service built $kver's catalog" \
+		busywait 300 test -s "/var/lib/kprint/sites/$kver.jsonl"
+	check "the exporter serves it: /sites?summary=1" busywait 30 sites_served "$kver"
+	if [ "$full" = 1 ]; then
+		check "kprint-sites.service ran to its end" busywait 900 sites_ended
+		check_eq "... and succeeded" "$(systemctl show -p Result --value kprint-sites)" success
+		check "it built every installed kernel's catalog" sites_built
+	else
+		systemctl stop kprint-sites
+	fi
+	stage "kprint-sites.service done"
+	journalctl -u kprint-sites --no-pager -o cat | sed 's/^/# kprint-sites: /'
+	check_eq "kprint_sites_loaded is 1" "$(scrape kprint_sites_loaded)" 1
 	local pid
 	pid=$(systemctl show -p MainPID --value kprint-exporter)
 	check_eq "its process has no capability effective once running (CapEff)" \
@@ -225,7 +270,9 @@ guest() {
 		"$(grep -c kprint_counter /sys/kernel/tracing/kprobe_events)" 0
 	left=$(ls /usr/bin/kprint /usr/bin/kprint_exporter /lib/systemd/system/kprint-exporter.service \
 		/etc/systemd/system/multi-user.target.wants/kprint-exporter.service \
-		/etc/default/kprint-exporter /usr/share/man/man1/kprint.1.gz 2>/dev/null)
+		/etc/default/kprint-exporter /usr/share/man/man1/kprint.1.gz \
+		/lib/systemd/system/kprint-sites.service /etc/kernel/postinst.d/kprint \
+		/etc/kernel/postrm.d/kprint 2>/dev/null)
 	if [ "$full" = 1 ]; then
 		check_eq "kprint.ko is unloaded" "$(grep -c '^kprint ' /proc/modules)" 0
 		check_eq "DKMS knows no kprint any more" "$(dkms status -m kprint)" ""
@@ -233,6 +280,7 @@ guest() {
 			/usr/lib/modules-load.d/kprint.conf /usr/src/kprint-"$version" 2>/dev/null)"
 	fi
 	check_eq "no file of the packages is left" "$left" ""
+	check "the call-site catalogs are gone: no /var/lib/kprint" [ ! -e /var/lib/kprint ]
 	stage "done"
 	echo "guest-done"
 }
