@@ -122,9 +122,11 @@ check_eq "modules-load.d/kprint.conf loads kprint" \
 	"$(grep -v '^#' "$tmp/dkms/usr/lib/modules-load.d/kprint.conf")" "kprint"
 check_eq "/etc/default/kprint-exporter: ARGS=\"\" (the exporter's loopback default)" \
 	"$(grep '^ARGS=' "$tmp/kprint/etc/default/kprint-exporter")" 'ARGS=""'
-check_eq "the three conffiles are conffiles" \
+# The kernel hooks too, as DKMS's own are: an admin may edit them.
+check_eq "the five conffiles are conffiles" \
 	"$(cat "$tmp/kprint.ctl/conffiles" "$tmp/dkms.ctl/conffiles" | sort)" \
-	"$(printf '/etc/default/kprint-exporter\n/etc/modprobe.d/kprint.conf\n/etc/systemd/journald@kprint.conf')"
+	"$(printf '%s\n' /etc/default/kprint-exporter /etc/kernel/postinst.d/kprint \
+		/etc/kernel/postrm.d/kprint /etc/modprobe.d/kprint.conf /etc/systemd/journald@kprint.conf)"
 check "journald@kprint.conf: the namespace on disk (journal-upload's --directory), no rate limit" \
 	bash -c 'grep -qx "Storage=persistent" "$1" && grep -qx "RateLimitIntervalSec=0" "$1"' \
 	_ "$tmp/kprint/etc/systemd/journald@kprint.conf"
