@@ -37,6 +37,7 @@
 
 #define KPRINT_SUBSYSTEM "kprint-test"
 
+#include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -50,6 +51,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 /* Bounds a single write, so a typo cannot wedge the machine. */
@@ -211,7 +213,24 @@ struct kprint_test_cpu_work {
 	struct work_struct work;
 	unsigned int cpu;
 	unsigned int n;
+	/* How many of the @cpus works have begun: the start line. */
+	atomic_t *started;
+	unsigned int cpus;
 };
+
+/*
+ * Waits, at most a second, until every CPU's work has begun: a worker
+ * woken late (a loaded host under emulation) could otherwise find the
+ * others done, and their records would not interleave.
+ */
+static void kprint_test_start_line(struct kprint_test_cpu_work *w)
+{
+	u64 end = ktime_get_ns() + NSEC_PER_SEC;
+
+	atomic_inc(w->started);
+	while ((unsigned int)atomic_read(w->started) < w->cpus && ktime_get_ns() < end)
+		cpu_relax();
+}
 
 static void kprint_test_flood_cpu_fn(struct work_struct *work)
 {
@@ -233,6 +252,7 @@ static void kprint_test_clocks_cpu_fn(struct work_struct *work)
 		container_of(work, struct kprint_test_cpu_work, work);
 	unsigned int i;
 
+	kprint_test_start_line(w);
 	for (i = 0; i <= w->n; i++)
 		kprint_info("kprint_test clock cpu %u n %u mono %llu real %llu",
 			    w->cpu, i, ktime_get_ns(), ktime_get_real_ns());
@@ -242,6 +262,7 @@ static void kprint_test_clocks_cpu_fn(struct work_struct *work)
 static int kprint_test_on_each_cpu(const char *val, work_func_t fn)
 {
 	struct kprint_test_cpu_work *works;
+	atomic_t started = ATOMIC_INIT(0);
 	unsigned int n, cpu;
 	int err;
 
@@ -259,6 +280,8 @@ static int kprint_test_on_each_cpu(const char *val, work_func_t fn)
 		INIT_WORK(&works[cpu].work, fn);
 		works[cpu].cpu = cpu;
 		works[cpu].n = n;
+		works[cpu].started = &started;
+		works[cpu].cpus = num_online_cpus();
 		queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
 	}
 	for_each_online_cpu(cpu)
