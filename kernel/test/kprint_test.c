@@ -245,7 +245,12 @@ static void kprint_test_flood_cpu_fn(struct work_struct *work)
 	}
 }
 
-/* No cond_resched(): a record's stamp must come before the next clocks. */
+/*
+ * A record's stamp must come right after its clocks.  Every 100 records
+ * a short sleep: under QEMU's single-threaded TCG a vCPU runs up to 100
+ * ms before the other gets a turn, long enough for all of one CPU's
+ * records, and an idle vCPU hands the turn over at once.
+ */
 static void kprint_test_clocks_cpu_fn(struct work_struct *work)
 {
 	struct kprint_test_cpu_work *w =
@@ -253,9 +258,12 @@ static void kprint_test_clocks_cpu_fn(struct work_struct *work)
 	unsigned int i;
 
 	kprint_test_start_line(w);
-	for (i = 0; i <= w->n; i++)
+	for (i = 0; i <= w->n; i++) {
 		kprint_info("kprint_test clock cpu %u n %u mono %llu real %llu",
 			    w->cpu, i, ktime_get_ns(), ktime_get_real_ns());
+		if (i % 100 == 99)
+			usleep_range(50, 100);
+	}
 }
 
 /* Runs @fn with the N of @val on every online CPU at once, waits for all. */
