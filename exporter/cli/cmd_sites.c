@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include "kprint.h"
 
@@ -152,12 +151,6 @@ static int kprint_sites_opt(struct kprint_opts *o, int opt, const char *arg)
 	return 0;
 }
 
-static const char *kprint_sites_running(void)
-{
-	static struct utsname uts;
-
-	return uname(&uts) ? NULL : uts.release;
-}
 
 /* Build one kernel's catalog and write it; 0 or KPRINT_EXIT_ERROR. */
 static int kprint_sites_build_one(const char *kernel)
@@ -197,16 +190,15 @@ static int kprint_sites_build_one(const char *kernel)
 	return KPRINT_EXIT_OK;
 }
 
-static struct utsname kprint_sites_uts;
-
 /* The running kernel's image first: its catalog is the one served. */
 static int kprint_sites_running_first(const struct dirent **a, const struct dirent **b)
 {
 	static const char prefix[] = "vmlinuz-";
+	const char *running = kprint_sites_running() ?: "";
 	bool ra = !strncmp((*a)->d_name, prefix, strlen(prefix)) &&
-		  !strcmp((*a)->d_name + strlen(prefix), kprint_sites_uts.release);
+		  !strcmp((*a)->d_name + strlen(prefix), running);
 	bool rb = !strncmp((*b)->d_name, prefix, strlen(prefix)) &&
-		  !strcmp((*b)->d_name + strlen(prefix), kprint_sites_uts.release);
+		  !strcmp((*b)->d_name + strlen(prefix), running);
 
 	if (ra != rb)
 		return ra ? -1 : 1;
@@ -225,8 +217,6 @@ static int kprint_sites_build_all(void)
 	struct stat st;
 	int n, i, ret = KPRINT_EXIT_OK, built = 0;
 
-	if (uname(&kprint_sites_uts))
-		kprint_sites_uts.release[0] = '\0';
 	n = scandir("/boot", &names, NULL, kprint_sites_running_first);
 	if (n < 0) {
 		fprintf(stderr, "kprint sites: /boot: %s\n", strerror(errno));

@@ -38,18 +38,28 @@ static int kprint_sites_diff_opt(struct kprint_opts *o, int opt, const char *arg
 	return 0;
 }
 
+/* The running kernel's release, read once; NULL if uname() failed. */
+const char *kprint_sites_running(void)
+{
+	static struct utsname uts;
+	static int err = -1;
+
+	if (err < 0)
+		err = !!uname(&uts);
+	return err ? NULL : uts.release;
+}
+
 int kprint_sites_open(const char *what, const char *dir, struct kpc_sites *s)
 {
 	char path[4096], err[512];
-	struct utsname u;
 	int ret;
 
 	if (!what) {
-		if (uname(&u)) {
+		what = kprint_sites_running();
+		if (!what) {
 			fprintf(stderr, "kprint: uname: %s\n", strerror(errno));
 			return KPRINT_EXIT_ERROR;
 		}
-		what = u.release;
 	}
 	if (!strchr(what, '/') && !strstr(what, ".jsonl")) {
 		if (!kpc_sites_path(dir, what, path, sizeof(path)))

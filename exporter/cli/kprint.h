@@ -150,5 +150,7 @@ int kprint_cmd_sites_diff(struct kprint_opts *o, int argc, char **argv);
  * the running kernel's.  Says why on stderr; returns 0 or the exit status.
  */
 int kprint_sites_open(const char *what, const char *dir, struct kpc_sites *s);
+/* The running kernel's release (uname -r), read once; NULL if uname() failed. */
+const char *kprint_sites_running(void);
 
 #endif /* KPRINT_H */
