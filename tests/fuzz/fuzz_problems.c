@@ -29,12 +29,20 @@
 #include "kpc_problems.h"
 #include "fuzz.h"
 
+/*
+ * Lines as libyaml may count them, at most: it breaks at \n, \r, NEL
+ * (U+0085), LS and PS (U+2028, U+2029).  Each byte counted apart, "\r\n"
+ * as two, so that this is never fewer.
+ */
 static size_t fuzz_lines(const uint8_t *buf, size_t len)
 {
 	size_t n = 1, i;
 
 	for (i = 0; i < len; i++)
-		n += buf[i] == '\n';
+		n += buf[i] == '\n' || buf[i] == '\r' ||
+		     (buf[i] == 0xC2 && i + 1 < len && buf[i + 1] == 0x85) ||
+		     (buf[i] == 0xE2 && i + 2 < len && buf[i + 1] == 0x80 &&
+		      (buf[i + 2] == 0xA8 || buf[i + 2] == 0xA9));
 	return n;
 }
 
