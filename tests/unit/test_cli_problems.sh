@@ -41,4 +41,20 @@ expect "a good catalog, then the kernel is asked: no module, status 3" 3 \
 expect "-f and --json with it" 3 "module is not loaded" problems -f --json --problems "$FIXTURES/good.yaml"
 expect "-v says what the catalog has" 3 "good.yaml: 9 problems, 9 formats" problems -v --problems "$FIXTURES/good.yaml"
 
+# Without --problems: the installed catalog, else the tree's that kprint
+# was built in (.output/bin/kprint is two levels below it).
+tree=$(cd "$(dirname "$KPRINT")/../.." && pwd)
+if [ -e /usr/share/kprint/problems.yaml ]; then
+	ok "the default catalog # SKIP /usr/share/kprint/problems.yaml is installed here"
+elif [ -e "$tree/problems/problems.yaml" ]; then
+	expect "no --problems: the tree's problems/problems.yaml, then the kernel is asked" 3 \
+		"module is not loaded" problems
+	expect "no --problems: -v names the tree's catalog" 3 \
+		"$tree/problems/problems.yaml: [0-9]+ problems" problems -v
+else
+	expect "no --problems and no catalog anywhere: status 1, what to do" 1 \
+		"no problem catalog \(/usr/share/kprint/problems.yaml\): give one with --problems FILE" \
+		problems
+fi
+
 tap_exit
