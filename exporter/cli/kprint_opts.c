@@ -145,9 +145,10 @@ static const char kprint_usage_notes[] =
 "emit needs CAP_NET_ADMIN.\n"
 "\n"
 "Exit status:\n"
-"  0  success (also monitor ended by --count, SIGINT or SIGTERM)\n"
+"  0  success (also monitor or problems -f ended by --count, SIGINT or\n"
+"     SIGTERM)\n"
 "  1  an operation failed (the kernel's reason is printed), or --catalog's\n"
-"     file was refused (FILE:LINE: why)\n"
+"     file or the problem catalog was refused (FILE:LINE: why) or is missing\n"
 "  2  usage error\n"
 "  3  the kprint module is not loaded (no generic netlink family \"kprint\")\n"
 "  4  permission denied (missing capability)\n";
