@@ -53,6 +53,8 @@ static void kpc_pm_append(struct kpc_pline *line, const struct kpc_record *rec)
 
 	if (len > sizeof(line->text) - line->len)
 		len = sizeof(line->text) - line->len;
+	if (!len)
+		return;
 	memcpy(line->text + line->len, rec->text, len);
 	line->len += len;
 }

@@ -530,6 +530,18 @@ static void test_match(const struct kpc_problems *p)
 	n = kpc_problem_match(m, &rec, h, KPC_PROBLEM_HITS_MAX);
 	tap_ok(n == 0, "equals is equal: one space more is none (%d)", n);
 
+	/* A record built in code may leave strings NULL: no match, no crash. */
+	record(&rec, 10, ext4, NULL, 6, "sda1", NULL, "1", "2", NULL, NULL);
+	n = kpc_problem_match(m, &rec, h, KPC_PROBLEM_HITS_MAX);
+	tap_ok(n == 0, "a NULL %%pV argument does not match (%d)", n);
+	record(&rec, 11, OOM_CTX, NULL, 0);
+	rec.format = NULL;
+	n = kpc_problem_match(m, &rec, h, KPC_PROBLEM_HITS_MAX);
+	tap_ok(n == 0, "nor a record with no format or text (%d)", n);
+	record(&rec, 12, HUNG_FMT, "", 3, NULL, "7", "8");
+	n = kpc_problem_match(m, &rec, h, KPC_PROBLEM_HITS_MAX);
+	tap_ok(n == 1 && !strcmp(attr(&h[0], "task"), ""), "a NULL argument reads as \"\" (%d)", n);
+
 	/* A long UTF-8 value is cut before a character, not inside. */
 	for (i = 0; i + 2 < (int)sizeof(long_name); i += 2)
 		memcpy(long_name + i, "\xc3\xa9", 2);
