@@ -196,14 +196,14 @@ kill = recs[OOM2 - 1]
 t.ok(latest.get("record", {}).get("seq") == OOM2 and latest["record"]["args"] == kill["args"]
      and latest["record"]["text"] == kill["text"],
      "the latest hit holds the latest record, its args as /records has them")
-t.ok(latest.get("attribution") == {"task": "java", "pid": "31337", "task_memcg": LONG_MEMCG},
+t.ok(latest.get("attribution") == {"task": "java", "pid": "31337", "memcg": LONG_MEMCG},
      "the OOM kill's attribution: task and pid from its record, the memory cgroup from the"
      " oom-kill: line's fragments before it (%r)" % latest.get("attribution"))
 ext = by["Ext4Error"]["series"]
 t.ok(len(ext) == 1 and ext[0]["labels"] == {"device": "loop0"} and
      ext[0]["latest"]["attribution"].get("task") == "ls" and
      ext[0]["latest"]["record"]["args"][5] == "deleted inode referenced: 12",
-     "ext4's error: device loop0 a label, the %pV argument in the latest record (%r)" % ext)
+     "ext4's error: device loop0 a label, the %%pV argument in the latest record (%r)" % ext)
 ro = by["FilesystemIsReadOnly"]["series"]
 t.ok(len(ro) == 1 and ro[0]["labels"] == {"device": "loop0"} and ro[0]["count"] == 1,
      "the remount read-only by its inner format; ext4's other message on loop1 is none (%r)" % ro)
@@ -300,7 +300,7 @@ t.ok(ex and not bad, "every problem series seen has an exemplar within 128 chara
      " value 1, an 8-digit instance (%r)" % bad[:3])
 e = ex.get((("problem", "OOMKilling"),))
 t.ok(e is not None and e.labels.get("seq") == str(OOM2) and e.labels.get("task") == "java"
-     and e.labels.get("pid") == "31337" and "task_memcg" not in e.labels and within(e),
+     and e.labels.get("pid") == "31337" and "memcg" not in e.labels and within(e),
      "the OOM kill's exemplar: its seq, task and pid; the memcg, too long for 128"
      " characters, left out (%r)" % (e,))
 e = ex.get((("device", "overflow"), ("problem", "BlockIOError")))
@@ -312,7 +312,7 @@ t.ok("kprint_problem_condition" in fams and fams["kprint_problem_condition"].typ
 fams_s, _ = om(short)
 e = exemplars(fams_s or {}).get((("problem", "OOMKilling"),))
 t.ok(e is not None and e.labels.get("seq") == str(OOM1) and
-     e.labels.get("task_memcg") == SHORT_MEMCG and within(e),
+     e.labels.get("memcg") == SHORT_MEMCG and within(e),
      "a short memcg fits: the exemplar names it (%r)" % (e,))
 st, _, body = short.get("/metrics")
 got_s = {tuple(ls): v for n, ls, v in parse_metrics(body.decode())
