@@ -365,6 +365,41 @@ t.ok(ev.get("data", {}).get("kind") == "condition" and
           "latest": ev["data"]}])]}),
      "a problem event's data is a HIT of the schema (%r)" % ev.get("data", {}).get("attribution"))
 
+# The page: the problems panel, and the banner of a condition, which stays.
+REPLAY_503 = "/formats - Failed to load resource: the server responded with a status of 503"
+from pagetest import Browser, By  # noqa: E402
+b = Browser()
+try:
+    b.get("http://%s:%d/" % (exp.host, exp.port))
+    items = b.until(lambda: b.d.find_elements(By.CSS_SELECTOR, "#problems li.problem"), 10) or []
+    names = sorted(li.get_attribute("data-problem") for li in items)
+    t.ok(names == sorted(k for k, v in want_counts.items() if v),
+         "the page's problems panel lists the problems seen (%r)" % names)
+    oom_li = [li for li in items if li.get_attribute("data-problem") == "OOMKilling"]
+    t.ok(oom_li and "×2" in oom_li[0].text and kill["text"] in oom_li[0].text and
+         "task=java" in oom_li[0].text,
+         "... with its count, attribution and latest record's text (%r)"
+         % (oom_li and oom_li[0].text[:200]))
+    banner = b.d.find_element(By.ID, "condition-banner")
+    shown = b.until(lambda: banner.is_displayed() and banner.text, 5)
+    t.ok(shown and "KernelDeadlock" in banner.text and
+         "ReadonlyFilesystem (device=loop0)" in banner.text and
+         not banner.find_elements(By.TAG_NAME, "button"),
+         "a banner names the conditions, with nothing to dismiss it (%r)" % banner.text)
+    # Another lost banner dismissed leaves it; a reload shows it again.
+    b.js("document.getElementById('banner-close').click()")
+    t.ok(banner.is_displayed(), "... the other banner's Dismiss leaves it shown")
+    errors = b.errors(allowed=[REPLAY_503])
+    t.ok(not errors, "no console errors but /formats' 503 (%r)" % errors[:3])
+    b.get("http://%s:%d/" % (short.host, short.port))
+    items = b.until(lambda: b.d.find_elements(By.CSS_SELECTOR, "#problems li.problem"), 10) or []
+    banner = b.d.find_element(By.ID, "condition-banner")
+    t.ok(items and b.until(lambda: banner.is_displayed(), 2) and
+         "KernelDeadlock" in banner.text,
+         "the short replay's page: its banner too (%r)" % banner.text)
+finally:
+    b.quit()
+
 for e in (exp, short):
     t.ok(e.stop() == 0, "the exporter stops cleanly (%r)" % e.stderr[-3:])
 
@@ -399,6 +434,15 @@ else:
     t.ok(("kprint_problem_catalog_rules", [], 0.0) in sm and
          not [n for n, _, _ in sm if n in ("kprint_problem_total", "kprint_problem_condition")],
          "... kprint_problem_catalog_rules 0 and no problem series")
+    b = Browser()
+    try:
+        b.get("http://%s:%d/" % (plain.host, plain.port))
+        st_el = b.d.find_element(By.ID, "problems-status")
+        said = b.until(lambda: "No problem catalog" in st_el.text and st_el.text, 10)
+        t.ok(said and not b.d.find_element(By.ID, "condition-banner").is_displayed(),
+             "... the page says there is no catalog, and shows no banner (%r)" % st_el.text)
+    finally:
+        b.quit()
     st, _, body = plain.get("/records?limit=1000")
     t.ok(st == 200 and len(json.loads(body)) == len(recs), "... and the records are all served")
     t.ok(plain.stop() == 0, "that exporter stops cleanly")
