@@ -18,6 +18,8 @@
  *	kpc_catalog_fmt	kernel printf formats as a catalog checks them
  *	kpc_journal	the systemd journal's MESSAGE_ID of a record
  *	kpc_sites	the call-site catalog: every format a kernel can print
+ *	kpc_problems	the problem catalog (problems.yaml) and its matcher by
+ *			format id; kpc_format_matches() for a %pV's text
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -43,5 +45,6 @@
 #include "kpc_journal.h"
 #include "kpc_sites.h"
 #include "kpc_sites_diff.h"
+#include "kpc_problems.h"
 
 #endif /* KPC_H */

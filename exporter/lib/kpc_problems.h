@@ -96,6 +96,19 @@ struct kpc_problem_format {
 
 struct kpc_problems;
 
+/* The catalog the package installs. */
+#ifndef KPRINT_DATADIR
+#define KPRINT_DATADIR		"/usr/share/kprint"
+#endif
+#define KPC_PROBLEMS_FILE	KPRINT_DATADIR "/problems.yaml"
+
+/*
+ * The catalog to load when none is given: KPC_PROBLEMS_FILE if it exists,
+ * else, for a program run from a source tree (.output/bin/kprint), that
+ * tree's problems/problems.yaml, written to buf.  NULL when neither exists.
+ */
+const char *kpc_problems_default_path(char *buf, size_t len);
+
 /*
  * Load a catalog.  Returns 0, or a negative errno with err set to
  * "FILE:LINE: reason" (an unknown key, a missing one, a format whose
