@@ -188,7 +188,7 @@ const struct kpx_option kpx_options[] = {
 		  " it changes; missing, or refused as corrupt (said with FILE:LINE), none is"
 		  " served",
 	  .set = kpx_set_string, .field = KPX_FIELD(sites_dir) },
-	{ .name = "problems.file", .arg = "FILE", .def = KPX_PROBLEMS_FILE,
+	{ .name = "problems.file", .arg = "FILE", .def = KPC_PROBLEMS_FILE,
 	  .help = "the problem catalog (kprint(7), PROBLEM CATALOG): the kernel problems"
 		  " recognised by format, counted as kprint_problem_total and served on"
 		  " /problems and /events.  A file given that does not load stops with"

@@ -17,7 +17,7 @@
 
 struct kpx_expo;
 
-#define KPX_PROBLEMS_FILE	"/usr/share/kprint/problems.yaml"	/* --problems.file */
+/* --problems.file's default is libkpc's KPC_PROBLEMS_FILE, what the package installs. */
 #define KPX_PROBLEMS_SERIES	32	/* --problems.max-series */
 #define KPX_PROBLEMS_OVERFLOW	"overflow"	/* every label of the overflow series */
 
