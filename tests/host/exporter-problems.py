@@ -403,6 +403,36 @@ finally:
 for e in (exp, short):
     t.ok(e.stop() == 0, "the exporter stops cleanly (%r)" % e.stderr[-3:])
 
+# The shipped catalog (problems/problems.yaml, or KPRINT_PROBLEMS_YAML), when
+# the tree has it: the same records, no problem for the unrelated ones.
+real = os.environ.get("KPRINT_PROBLEMS_YAML", os.path.join(REPO, "problems/problems.yaml"))
+if not os.path.exists(real):
+    print("ok - # SKIP no %s: the shipped catalog is not checked" % real)
+else:
+    e = Exporter(path, "--problems.file", real)
+    s = Stream(e.host, e.port, "/events?after=00000000-0")
+    got = {}
+    try:
+        while True:
+            ev = s.next_event(timeout=5)
+            if ev["event"] == "problem":
+                got.setdefault(ev["data"]["record"]["seq"], []).append(ev["data"]["problem"])
+            if ev.get("id", "").endswith("-%d" % len(recs)):
+                break
+    except (TimeoutError, EOFError):
+        pass
+    s.close()
+    stray = {q: v for q, v in got.items() if q not in problems_of}
+    core = {q: [p for p in v if p in ("OOMKilling", "TaskHung", "DockerHung", "Ext4Error",
+                                      "FilesystemIsReadOnly", "BlockIOError")]
+            for q, v in got.items()}
+    want_core = {q: [p for p in v if p != "IOError"] for q, v in problems_of.items()}
+    t.ok(not stray and {q: v for q, v in core.items() if v} ==
+         {q: v for q, v in want_core.items() if v},
+         "%s: the same problems (the buffer I/O error aside), none for the unrelated"
+         " records (%r, %r)" % (real, stray, core))
+    t.ok(e.stop() == 0, "that exporter stops cleanly")
+
 # A catalog that does not load: refused at the start, FILE:LINE: reason, status 2.
 bad_cat = os.path.join(work, "bad.yaml")
 with open(CATALOG) as f:
