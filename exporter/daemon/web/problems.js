@@ -24,7 +24,7 @@ function labelText(labels) {
 
 function item(p) {
   const li = document.createElement("li");
-  li.className = "problem " + p.kind;
+  li.className = "problem kind-" + p.kind;
   li.dataset.problem = p.problem;
   const head = document.createElement("div");
   const name = document.createElement("strong");
