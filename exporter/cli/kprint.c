@@ -35,6 +35,7 @@ static const struct kprint_command kprint_commands[] = {
 	{ "translate",	kprint_cmd_translate,	true },
 	{ "catalog",	kprint_cmd_catalog,	false },
 	{ "sites",	kprint_cmd_sites,	false },
+	{ "problems",	kprint_cmd_problems,	false },
 };
 
 int main(int argc, char **argv)

@@ -141,6 +141,7 @@ int kprint_cmd_formats(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_translate(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_catalog(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_sites(struct kprint_opts *o, int argc, char **argv);
+int kprint_cmd_problems(struct kprint_opts *o, int argc, char **argv);
 /* kprint sites diff OLD NEW: argv[0] is "diff" (kprint sites' sub-command table). */
 int kprint_cmd_sites_diff(struct kprint_opts *o, int argc, char **argv);
 

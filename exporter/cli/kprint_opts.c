@@ -88,6 +88,14 @@ static const char kprint_usage_commands[] =
 "                                     between two kernels' catalogs; --rules:\n"
 "                                     the format ids a rules file names that\n"
 "                                     NEW no longer prints\n"
+"  problems [--follow|-f] [--problems FILE]\n"
+"                                     the kernel problems (OOM kills, hung\n"
+"                                     tasks, oopses, I/O errors...) among the\n"
+"                                     ring's records, then with -f the live\n"
+"                                     ones, by the problem catalog (FILE:\n"
+"                                     " KPC_PROBLEMS_FILE ");\n"
+"                                     a line per hit: [seconds] PROBLEM\n"
+"                                     label=value ... attr=value ...: text\n"
 "\n";
 
 static const char kprint_usage_options[] =
@@ -132,8 +140,9 @@ static const char kprint_usage_notes[] =
 "fragment of record SEQ's line) in the brackets; control bytes, invalid UTF-8\n"
 "and backslashes are escaped (\\xNN, \\\\).\n"
 "\n"
-"Privileges (as for the kernel log): dump and stats need CAP_SYSLOG or\n"
-"CAP_SYS_ADMIN, monitor needs CAP_SYS_ADMIN, emit needs CAP_NET_ADMIN.\n"
+"Privileges (as for the kernel log): dump, stats and problems need\n"
+"CAP_SYSLOG or CAP_SYS_ADMIN, monitor and problems -f need CAP_SYS_ADMIN,\n"
+"emit needs CAP_NET_ADMIN.\n"
 "\n"
 "Exit status:\n"
 "  0  success (also monitor ended by --count, SIGINT or SIGTERM)\n"
@@ -277,26 +286,44 @@ static bool kprint_want_color(enum kprint_color_mode mode)
 	return isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb");
 }
 
+static bool kprint_short_letter(int val)
+{
+	return (val >= 'a' && val <= 'z') || (val >= 'A' && val <= 'Z');
+}
+
 int kprint_parse(struct kprint_opts *o, int argc, char **argv,
 		 const struct option *extra,
 		 int (*handle)(struct kprint_opts *o, int opt, const char *arg))
 {
 	struct option longopts[16 + ARRAY_SIZE(kprint_global_options) + 1];
+	char shortopts[2 * 16 + sizeof("+" KPRINT_GLOBAL_SHORTOPTS)] = "+" KPRINT_GLOBAL_SHORTOPTS;
+	size_t at = strlen(shortopts);
 	unsigned int n = 0, i;
 	int opt, ret;
 
-	/* The command's first: getopt_long() takes the first exact match. */
-	for (i = 0; extra && extra[i].name && i < 16; i++)
+	/*
+	 * The command's first: getopt_long() takes the first exact match.  A
+	 * command's option whose val is a letter (problems' 'f') is its short
+	 * option too.
+	 */
+	for (i = 0; extra && extra[i].name && i < 16; i++) {
 		longopts[n++] = extra[i];
+		if (!kprint_short_letter(extra[i].val))
+			continue;
+		shortopts[at++] = extra[i].val;
+		if (extra[i].has_arg == required_argument)
+			shortopts[at++] = ':';
+		shortopts[at] = '\0';
+	}
 	for (i = 0; i < ARRAY_SIZE(kprint_global_options); i++)
 		longopts[n++] = kprint_global_options[i];
 	memset(&longopts[n], 0, sizeof(longopts[n]));
 
 	/* '+': stop at the first operand (the command, or emit's FORMAT). */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+" KPRINT_GLOBAL_SHORTOPTS,
-				  longopts, NULL)) != -1) {
-		if (opt >= KPRINT_OPT_PRIVATE && handle)
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if ((opt >= KPRINT_OPT_PRIVATE || (kprint_short_letter(opt) &&
+		     !strchr(KPRINT_GLOBAL_SHORTOPTS, opt))) && handle)
 			ret = handle(o, opt, optarg);
 		else
 			ret = kprint_global_opt(o, opt, optarg);

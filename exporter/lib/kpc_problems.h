@@ -45,6 +45,20 @@
  * several rules (one record can be two problems: a hung task named
  * "docker" is TaskHung and KernelDeadlock).  A rule may not consist of a
  * bare "%s" with no inner format: any message at all could be that.
+ *
+ * As the loader has it (kpc_problems_load.c): a format is written as the
+ * record has it, without its KERN_ level and trailing newline (refused
+ * with them); "source" is required, "kernels" optional; the record fields
+ * are device, comm, pid, module, subsystem and function; "where" takes one
+ * of equals, prefix or one-of (a list) per name, every name of it bound by
+ * that format; "keys" is a list of keys (each its own name) or a mapping
+ * {name: key}; "within" defaults to 64 and is at most 4096.  Names (labels,
+ * attribution, args) are lowercase letters, digits and '_'; "problem",
+ * "condition", "kind", "seq", "kprint_instance", "le" and "quantile" are
+ * the exporter's.  At most 4 labels, 8 attribution names, 8 predicates per
+ * format, 8 context keys, 8 context formats per catalog.  A value of an
+ * argument is read without the KERN_SOH pairs a level passed as "%s"
+ * renders as.
  */
 #ifndef KPC_PROBLEMS_H
 #define KPC_PROBLEMS_H

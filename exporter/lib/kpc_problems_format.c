@@ -18,6 +18,15 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+const char *const kpc_pfield_names[KPC_PFIELD_COUNT] = {
+	[KPC_PFIELD_DEVICE]	= "device",
+	[KPC_PFIELD_COMM]	= "comm",
+	[KPC_PFIELD_PID]	= "pid",
+	[KPC_PFIELD_MODULE]	= "module",
+	[KPC_PFIELD_SUBSYSTEM]	= "subsystem",
+	[KPC_PFIELD_FUNCTION]	= "function",
+};
+
 /* A format as a record has it, compiled; *fm for the caller to free. */
 static int kpc_pl_fmt_str(struct kpc_pload *l, const char *what, const yaml_node_t *v,
 			  const char **s, struct kpc_fm **fm)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The problem catalog loader's helpers, shared by its two files:
+ * The problem catalog loader's helpers (kpc_problems_yaml.c), shared by
  * kpc_problems_load.c (the file, the problems) and kpc_problems_format.c
  * (a problem's formats and context).
  */
