@@ -4,7 +4,10 @@
  * resyncing from the ring on gaps and overruns.  Records are copied into
  * a local batch while kpc_stream_process() runs (which may dump the ring
  * and so take a while), and the batch goes into the store under one lock
- * afterwards, so HTTP readers never wait for netlink.
+ * afterwards, so HTTP readers never wait for netlink.  Before that, every
+ * record goes through the problem catalog's matcher, in order
+ * (kpx_problems.h): the journal and the store get each record's problems
+ * with it.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --journal: every record into the systemd journal, with its fields as
- * journal fields (docs/journal.md has the list and why each is there).
+ * journal fields (docs/journal.md has the list and why each is there), and
+ * after a record that is a kernel problem one more entry per problem, with
+ * the problem catalog's MESSAGE_ID (kprint_exporter(8), PROBLEMS).
  *
  * Why a queue and a thread of its own: sd_journal_sendv() writes to
  * journald's datagram socket and blocks when journald is behind and the

@@ -45,7 +45,7 @@ extern const char *const kpx_journal_lost_names[KPX_JOURNAL_NR_LOST];
 struct kpx_journal {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* records queued, or stop */
-	struct kpx_journal_item *q;	/* cap slots, kpc_record_dup() copies */
+	struct kpx_journal_item *q;	/* cap slots: kpc_record_dup() copies, their hits' */
 	size_t cap, head, n;
 	size_t writing;			/* taken off the queue, being sent */
 	size_t high_water;
