@@ -8,6 +8,14 @@
  *				by kpx_record_write() as /records does, with
  *				text_translated for lang=)
  *
+ * and right after a record that is a kernel problem (kpx_problems.h), one
+ * more event per problem, without an id (a client resuming from the
+ * record's id has had them):
+ *
+ *	event: problem
+ *	data: HIT		(kpc_json_problem_hit(): problem, kind,
+ *				condition, labels, attribution, record)
+ *
  * A stream holds no records of its own: only its place in the store (a
  * position, kpx_store), the events it is writing and what its socket's
  * send buffer (fixed, KPX_EVENTS_SNDBUF) and libmicrohttpd's hold.  Records it has not
@@ -193,6 +201,7 @@ static int kpx_stream_fill(struct kpx_stream *st, size_t max)
 	/* Written under the lock: the records may be freed once it drops. */
 	while (!err && st->pos < s->received && scanned++ < KPX_EVENTS_SCAN &&
 	       (size_t)ftello(f) < max) {
+		const char *problems = kpx_store_problems_at(s, st->pos);
 		const struct kpc_record *r = kpx_store_at(s, st->pos++);
 
 		st->seen = true;
@@ -203,6 +212,9 @@ static int kpx_stream_fill(struct kpx_stream *st, size_t max)
 		fputs("data: ", f);
 		err = kpx_record_write(f, r, cat);
 		fputs("\n\n", f);
+		/* Its problems right after it, in the same write: never apart. */
+		if (problems)
+			fputs(problems, f);
 		sent++;
 	}
 	level = st->pos == s->received;

@@ -39,6 +39,7 @@
 
 struct kpx_catalogs;
 struct kpx_metrics;
+struct kpx_problems;
 struct kpx_serving;
 struct kpx_sites;
 struct kpx_store;
@@ -107,6 +108,7 @@ struct kpx_http {
 	struct kpx_page page;		/* the / page; no assets: links only */
 	struct kpx_catalogs *catalogs;	/* lang= and /catalogs; NULL: none */
 	struct kpx_sites *sites;	/* /sites, /formats?never=1; NULL: none */
+	struct kpx_problems *problems;	/* /problems; NULL: no catalog */
 	/* The web config being served; NULL: open HTTP. */
 	struct kpx_web *web;
 	struct kpx_serving *serving;

@@ -3,7 +3,7 @@
  * The request handler: a request is authenticated (every path, as
  * exporter-toolkit guards them all), counted in flight, then routed to
  * its endpoint: /metrics, /records, /formats, /events, /catalogs,
- * /sites, /healthz and the page.
+ * /sites, /problems, /healthz and the page.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,6 +21,7 @@
 #include "kpx_http_routes.h"
 #include "kpx_metrics.h"
 #include "kpx_page.h"
+#include "kpx_problems.h"
 #include "kpx_query.h"
 #include "kpx_sites.h"
 #include "kpx_sites_query.h"
@@ -257,6 +258,46 @@ static enum MHD_Result kpx_events(struct kpx_serving *sv, struct MHD_Connection 
 	return ret;
 }
 
+/* The query of /problems: seen=0 or 1, nothing else. */
+struct kpx_problems_args {
+	bool seen;
+	const char *bad;		/* the parameter refused */
+	const char *why;
+};
+
+static enum MHD_Result kpx_problems_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+					const char *value)
+{
+	struct kpx_problems_args *a = cls;
+
+	(void)kind;
+	if (strcmp(key, "seen")) {
+		a->why = "/problems takes seen=1 (only the problems seen) or seen=0";
+	} else if (value && (!strcmp(value, "1") || !strcmp(value, "0"))) {
+		a->seen = value[0] == '1';
+		return MHD_YES;
+	} else {
+		a->why = "seen is 1 (only the problems seen) or 0";
+	}
+	a->bad = key;
+	return MHD_NO;
+}
+
+/* Every problem of the catalog (or those seen), their counts and latest hits. */
+static enum MHD_Result kpx_problems_reply(struct kpx_http *h, struct MHD_Connection *c)
+{
+	struct kpx_problems_args a = { .seen = false };
+	char *body;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, kpx_problems_arg, &a);
+	if (a.bad)
+		return kpx_reply_error(c, MHD_HTTP_BAD_REQUEST, a.why, a.bad);
+	body = kpx_problems_json(h->problems, a.seen);
+	if (!body)
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
+}
+
 /* Endpoints that take parameters would silently ignore them otherwise. */
 static enum MHD_Result kpx_no_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 				  const char *value)
@@ -395,7 +436,7 @@ static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *
 		url = "";	/* moved by --web.telemetry-path */
 	if (!kpx_page_path(url) && strcmp(url, "/metrics") && strcmp(url, "/records") &&
 	    strcmp(url, "/formats") && strcmp(url, "/healthz") && strcmp(url, "/events") &&
-	    strcmp(url, "/catalogs") && strcmp(url, "/sites"))
+	    strcmp(url, "/catalogs") && strcmp(url, "/sites") && strcmp(url, "/problems"))
 		return kpx_reply_error(c, MHD_HTTP_NOT_FOUND, "no such path", NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return kpx_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -404,6 +445,8 @@ static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *
 		return kpx_records(h, c);
 	if (!strcmp(url, "/events"))
 		return kpx_events(sv, c);
+	if (!strcmp(url, "/problems"))
+		return kpx_problems_reply(h, c);
 	/* /formats with a query is the catalog's formats never seen. */
 	if (!strcmp(url, "/sites") || (!strcmp(url, "/formats") &&
 	    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0))

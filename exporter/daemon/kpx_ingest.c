@@ -4,7 +4,10 @@
  * resyncing from the ring on gaps and overruns.  Records are copied into
  * a local batch while kpc_stream_process() runs (which may dump the ring
  * and so take a while), and the batch goes into the store under one lock
- * afterwards, so HTTP readers never wait for netlink.
+ * afterwards, so HTTP readers never wait for netlink.  Before that, every
+ * record goes through the problem catalog's matcher, in order
+ * (kpx_problems.h): the journal and the store get each record's problems
+ * with it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +20,7 @@
 #include "kpx_ingest.h"
 #include "kpx_journal.h"
 #include "kpx_log.h"
+#include "kpx_problems.h"
 #include "kpx_store.h"
 
 /* kpc_stream_process() calls per flush to the store, at most. */
@@ -26,8 +30,13 @@ struct kpx_batch {
 	struct kpx_store *store;
 	struct kpc_stream *st;		/* for its count of forged datagrams */
 	struct kpx_journal *journal;	/* --journal, once started; or NULL */
+	struct kpx_problems *problems;	/* the catalog's matcher; or NULL */
 	struct kpc_record **recs;
+	/* Beside each record: its problems (NULL: none), and their /events text. */
+	struct kpx_hits **hits;
+	char **events;
 	size_t n, cap;
+	size_t matched;			/* records of recs already matched */
 	uint64_t lost[KPC_LOST_REASONS];
 	uint64_t resyncs;
 	uint64_t malformed;
@@ -42,10 +51,20 @@ static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
 		struct kpc_record **r = realloc(b->recs, cap * sizeof(*r));
+		struct kpx_hits **h;
+		char **e;
 
 		if (!r)
 			goto nomem;
 		b->recs = r;
+		h = realloc(b->hits, cap * sizeof(*h));
+		if (!h)
+			goto nomem;
+		b->hits = h;
+		e = realloc(b->events, cap * sizeof(*e));
+		if (!e)
+			goto nomem;
+		b->events = e;
 		b->cap = cap;
 	}
 	copy = kpc_record_dup(rec);
@@ -62,14 +81,37 @@ nomem:
 	return 0;
 }
 
+/*
+ * Every record of the batch through the problem catalog, in order, once:
+ * this thread is the matcher's only one, and the store does not own the
+ * records yet.  The instance is the store's, which only this thread
+ * changes (kpx_store_reload()).
+ */
+static void kpx_batch_match(struct kpx_batch *b)
+{
+	for (; b->matched < b->n; b->matched++) {
+		struct kpx_hits *h = kpx_problems_record(b->problems, b->recs[b->matched],
+							 b->store->instance);
+
+		b->hits[b->matched] = h;
+		b->events[b->matched] = h ? h->events : NULL;
+		if (h)
+			h->events = NULL;	/* the store's, once added */
+	}
+}
+
 /* Hand the batch to the store: one lock for everything one wake-up got. */
 static void kpx_batch_flush(struct kpx_batch *b)
 {
 	struct kpx_store *s = b->store;
 
+	kpx_batch_match(b);
 	/* Copied first: the store owns the records once it has them. */
-	kpx_journal_add(b->journal, b->recs, b->n);
-	kpx_store_add(s, b->recs, b->n);
+	kpx_journal_add_hits(b->journal, b->recs, b->hits, b->n);
+	kpx_store_add_problems(s, b->recs, b->events, b->n);
+	for (size_t i = 0; i < b->n; i++)
+		kpx_hits_free(b->hits[i]);
+	b->matched = 0;
 	pthread_mutex_lock(&s->lock);
 	for (int r = 0; r < KPC_LOST_REASONS; r++)
 		s->lost[r] += b->lost[r];
@@ -204,6 +246,7 @@ int kpx_ingest_open(struct kpx_ingest *in)
 		return -ENOMEM;
 	opts.ctx = b;
 	b->store = in->store;
+	b->problems = in->problems;
 
 	/*
 	 * Start with what the ring holds now, so /records is useful at once;
@@ -226,7 +269,8 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	if (err)
 		goto err_close;
 	/* From the ring: only what an earlier run did not write already. */
-	kpx_journal_add_ring(in->journal, b->recs, b->n);
+	kpx_batch_match(b);
+	kpx_journal_add_ring(in->journal, b->recs, b->hits, b->n);
 	kpx_batch_flush(b);
 	b->journal = in->journal;
 	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)
@@ -271,5 +315,7 @@ void kpx_ingest_stop(struct kpx_ingest *in)
 	kpc_stream_close(in->st);
 	in->st = NULL;
 	free(b->recs);
+	free(b->hits);
+	free(b->events);
 	free(b);
 }

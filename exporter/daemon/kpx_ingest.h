@@ -11,6 +11,7 @@
 #include "kpc.h"
 
 struct kpx_journal;
+struct kpx_problems;
 struct kpx_store;
 
 struct kpx_ingest {
@@ -25,6 +26,8 @@ struct kpx_ingest {
 	 * the start those the journal does not have (kpx_journal_add_ring()).
 	 */
 	struct kpx_journal *journal;
+	/* The problem catalog every record goes through, in order; NULL: none. */
+	struct kpx_problems *problems;
 };
 
 /* Subscribe and read the ring (needs privileges); no thread yet. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --journal: every record into the systemd journal, with its fields as
- * journal fields (docs/journal.md has the list and why each is there).
+ * journal fields (docs/journal.md has the list and why each is there), and
+ * after a record that is a kernel problem one more entry per problem, with
+ * the problem catalog's MESSAGE_ID (kprint_exporter(8), PROBLEMS).
  *
  * Why a queue and a thread of its own: sd_journal_sendv() writes to
  * journald's datagram socket and blocks when journald is behind and the
@@ -31,6 +33,7 @@
 #include "kpc_journal.h"
 #include "kpx_expo.h"
 #include "kpx_journal.h"
+#include "kpx_problems.h"
 
 /* Records the writer takes off the queue per lock. */
 #define KPX_JOURNAL_BATCH	64
@@ -152,6 +155,61 @@ int kpx_journal_entry_build(struct kpx_journal_entry *e, const struct kpc_record
 	return 0;
 }
 
+/* KPRINT_PROBLEM_<NAME>: a catalog name as a journal field name. */
+static int kpx_entry_problem_field(struct kpx_journal_entry *e, const char *name,
+				   const char *value)
+{
+	char field[64] = "KPRINT_PROBLEM_";
+	size_t len = strlen(field);
+
+	for (const char *p = name; *p && len < sizeof(field) - 1; p++)
+		field[len++] = (*p >= 'a' && *p <= 'z') ? *p - 'a' + 'A' :
+			       ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+	field[len] = '\0';
+	return kpx_entry_str(e, field, value);
+}
+
+int kpx_journal_problem_build(struct kpx_journal_entry *e, const struct kpc_record *rec,
+			      const struct kpc_problem_hit *hit)
+{
+	const struct kpc_problem_rule *r = hit->rule;
+	size_t nlen = strlen(r->name), tlen = kpc_record_text_len(rec);
+	char *msg = malloc(nlen + 2 + tlen);
+	int err = 0;
+
+	if (!msg)
+		return -ENOMEM;
+	memcpy(msg, r->name, nlen);
+	memcpy(msg + nlen, ": ", 2);
+	memcpy(msg + nlen + 2, rec->text, tlen);
+	e->n = e->len = 0;
+	err |= kpx_entry_add(e, "MESSAGE", msg, nlen + 2 + tlen);
+	free(msg);
+	err |= kpx_entry_fmt(e, "PRIORITY", "%u", rec->level);
+	err |= kpx_entry_fmt(e, "SYSLOG_FACILITY", "%u", rec->facility);
+	err |= kpx_entry_str(e, "SYSLOG_IDENTIFIER", KPX_JOURNAL_IDENTIFIER);
+	err |= kpx_entry_str(e, "MESSAGE_ID", r->message_id);
+	err |= kpx_entry_str(e, "KPRINT_PROBLEM", r->name);
+	err |= kpx_entry_str(e, "KPRINT_PROBLEM_KIND",
+			     r->kind == KPC_PROBLEM_CONDITION ? "condition" : "event");
+	if (r->kind == KPC_PROBLEM_CONDITION && r->condition)
+		err |= kpx_entry_str(e, "KPRINT_PROBLEM_CONDITION", r->condition);
+	for (unsigned int l = 0; l < r->nlabels; l++)
+		err |= kpx_entry_problem_field(e, r->labels[l], hit->labels[l]);
+	for (unsigned int a = 0; a < hit->nattrs; a++)
+		err |= kpx_entry_problem_field(e, hit->attr_names[a], hit->attrs[a]);
+	/* The record it is, and where the journal left off when it is the last entry. */
+	err |= kpx_entry_fmt(e, "KPRINT_FORMAT_ID", "%016" PRIx64, rec->format_id);
+	err |= kpx_entry_fmt(e, "KPRINT_SEQ", "%" PRIu64, rec->seq);
+	err |= kpx_entry_fmt(e, "KPRINT_TS_MONO_NS", "%" PRIu64, rec->ts_mono_ns);
+	err |= kpx_entry_fmt(e, "KPRINT_TS_REAL_NS", "%" PRIu64, rec->ts_real_ns);
+	if (err)
+		return err == -E2BIG ? -E2BIG : -ENOMEM;
+	for (unsigned int i = 0; i < e->n; i++)
+		e->iov[i].iov_base = e->buf + e->off[i];
+	return 0;
+}
+
 void kpx_journal_entry_fini(struct kpx_journal_entry *e)
 {
 	free(e->buf);
@@ -222,7 +280,8 @@ int kpx_journal_resume(struct kpx_journal *j)
 	return err < 0 ? err : 0;
 }
 
-void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs, size_t n)
+void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs,
+			  struct kpx_hits *const *hits, size_t n)
 {
 	size_t from = 0, i;
 
@@ -241,10 +300,39 @@ void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs,
 			break;
 		}
 	j->resumed = n - from;
-	kpx_journal_add(j, recs + from, n - from);
+	kpx_journal_add_hits(j, recs + from, hits ? hits + from : NULL, n - from);
 }
 
 void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size_t n)
+{
+	kpx_journal_add_hits(j, recs, NULL, n);
+}
+
+/* A copy of a record's hits for the queue, without their /events text. */
+static struct kpx_hits *kpx_journal_hits_dup(const struct kpx_hits *h)
+{
+	struct kpx_hits *copy;
+
+	if (!h || !h->n)
+		return NULL;
+	copy = malloc(sizeof(*copy));
+	if (copy) {
+		*copy = *h;
+		copy->events = NULL;
+	}
+	return copy;
+}
+
+static void kpx_journal_item_free(struct kpx_journal_item *it)
+{
+	kpc_record_free(it->rec);
+	kpx_hits_free(it->hits);
+	it->rec = NULL;
+	it->hits = NULL;
+}
+
+void kpx_journal_add_hits(struct kpx_journal *j, struct kpc_record *const *recs,
+			  struct kpx_hits *const *hits, size_t n)
 {
 	bool added = false;
 
@@ -253,6 +341,7 @@ void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size
 	pthread_mutex_lock(&j->lock);
 	for (size_t i = 0; i < n; i++) {
 		struct kpc_record *copy;
+		struct kpx_journal_item *it;
 
 		if (j->n == j->cap) {
 			j->lost[KPX_JOURNAL_LOST_QUEUE_FULL]++;
@@ -263,7 +352,10 @@ void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size
 			j->lost[KPX_JOURNAL_LOST_NOMEM]++;
 			continue;
 		}
-		j->q[(j->head + j->n) % j->cap] = copy;
+		it = &j->q[(j->head + j->n) % j->cap];
+		it->rec = copy;
+		/* Without memory for them, the record's own entry still goes. */
+		it->hits = kpx_journal_hits_dup(hits ? hits[i] : NULL);
 		j->n++;
 		j->queued++;
 		added = true;
@@ -275,14 +367,27 @@ void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size
 	pthread_mutex_unlock(&j->lock);
 }
 
+/* One entry to journald: the only place the writer may be cancelled. */
+static int kpx_journal_send(struct kpx_journal_entry *e, uint64_t *spent)
+{
+	uint64_t t0 = kpx_journal_now_ns();
+	int err, was;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &was);
+	err = sd_journal_sendv(e->iov, e->n);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &was);
+	*spent += kpx_journal_now_ns() - t0;
+	return err;
+}
+
 static void *kpx_journal_main(void *arg)
 {
 	struct kpx_journal *j = arg;
 	struct kpx_journal_entry e = { 0 };
-	struct kpc_record *batch[KPX_JOURNAL_BATCH];
-	uint64_t deadline = 0, t0, spent;
+	struct kpx_journal_item batch[KPX_JOURNAL_BATCH];
+	uint64_t deadline = 0, spent;
 	size_t k, i;
-	int err, last_err = 0, was;
+	int err, last_err = 0;
 
 	/*
 	 * Cancellable only inside sd_journal_sendv() (sendmsg() is a
@@ -299,7 +404,7 @@ static void *kpx_journal_main(void *arg)
 		if (!j->n || (deadline && kpx_journal_now_ns() > deadline)) {
 			/* Stopping: what journald did not take in time is lost, and said. */
 			while (j->n) {
-				kpc_record_free(j->q[j->head]);
+				kpx_journal_item_free(&j->q[j->head]);
 				j->head = (j->head + 1) % j->cap;
 				j->n--;
 				j->lost[KPX_JOURNAL_LOST_STOPPED]++;
@@ -309,6 +414,7 @@ static void *kpx_journal_main(void *arg)
 		}
 		for (k = 0; k < KPX_JOURNAL_BATCH && j->n; k++) {
 			batch[k] = j->q[j->head];
+			j->q[j->head] = (struct kpx_journal_item){ NULL, NULL };
 			j->head = (j->head + 1) % j->cap;
 			j->n--;
 		}
@@ -317,15 +423,14 @@ static void *kpx_journal_main(void *arg)
 
 		for (i = 0; i < k; i++) {
 			spent = 0;
-			err = kpx_journal_entry_build(&e, batch[i]);
-			if (!err) {
-				t0 = kpx_journal_now_ns();
-				pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &was);
-				err = sd_journal_sendv(e.iov, e.n);
-				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &was);
-				spent = kpx_journal_now_ns() - t0;
-			}
-			kpc_record_free(batch[i]);
+			err = kpx_journal_entry_build(&e, batch[i].rec);
+			if (!err)
+				err = kpx_journal_send(&e, &spent);
+			/* Its problems after it: one entry each, the record's loss alone counted. */
+			for (unsigned int h = 0; !err && batch[i].hits && h < batch[i].hits->n; h++)
+				if (!kpx_journal_problem_build(&e, batch[i].rec, &batch[i].hits->hit[h]))
+					kpx_journal_send(&e, &spent);
+			kpx_journal_item_free(&batch[i]);
 			/* Counted as each is sent: a scrape sees the burst go. */
 			pthread_mutex_lock(&j->lock);
 			if (err)
@@ -385,7 +490,7 @@ void kpx_journal_stop(struct kpx_journal *j)
 		j->running = false;
 	}
 	while (j->n) {
-		kpc_record_free(j->q[j->head]);
+		kpx_journal_item_free(&j->q[j->head]);
 		j->head = (j->head + 1) % j->cap;
 		j->n--;
 	}

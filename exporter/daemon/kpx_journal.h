@@ -14,6 +14,14 @@
 #include "kpc.h"
 
 struct kpx_expo;
+struct kpx_hits;
+struct kpc_problem_hit;
+
+/* A record queued, and the problems it is (a copy; NULL: none). */
+struct kpx_journal_item {
+	struct kpc_record *rec;
+	struct kpx_hits *hits;
+};
 
 /*
  * --journal (kpx_journal.c): ingest hands every batch to kpx_journal_add(),
@@ -37,7 +45,7 @@ extern const char *const kpx_journal_lost_names[KPX_JOURNAL_NR_LOST];
 struct kpx_journal {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* records queued, or stop */
-	struct kpc_record **q;		/* cap slots, kpc_record_dup() copies */
+	struct kpx_journal_item *q;	/* cap slots: kpc_record_dup() copies, their hits' */
 	size_t cap, head, n;
 	size_t writing;			/* taken off the queue, being sent */
 	size_t high_water;
@@ -69,6 +77,12 @@ int kpx_journal_start(struct kpx_journal *j);
 /* Copy n records into the queue; what does not fit is counted lost.  j may be NULL. */
 void kpx_journal_add(struct kpx_journal *j, struct kpc_record *const *recs, size_t n);
 /*
+ * The same, with the problems each record is (hits[i] NULL: none; hits
+ * NULL: no record is one): each hit one more entry after its record's.
+ */
+void kpx_journal_add_hits(struct kpx_journal *j, struct kpc_record *const *recs,
+			  struct kpx_hits *const *hits, size_t n);
+/*
  * Read where the journal left off: the last entry with
  * SYSLOG_IDENTIFIER=kprint, in j's namespace (needs the right to read it:
  * call it before privileges are dropped).  0, or -errno: then
@@ -79,7 +93,8 @@ int kpx_journal_resume(struct kpx_journal *j);
  * The records the ring held at the start (in seq order): those the journal
  * does not have yet, by kpx_journal_resume()'s answer, into the queue.
  */
-void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs, size_t n);
+void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs,
+			  struct kpx_hits *const *hits, size_t n);
 /*
  * Stop the writer after it emptied the queue (drain_ms at most; a send
  * journald still does not take a second later is cancelled), and free it.
@@ -87,6 +102,14 @@ void kpx_journal_add_ring(struct kpx_journal *j, struct kpc_record *const *recs,
 void kpx_journal_stop(struct kpx_journal *j);
 /* The fields of rec into e (docs/journal.md); 0, -ENOMEM or -E2BIG. */
 int kpx_journal_entry_build(struct kpx_journal_entry *e, const struct kpc_record *rec);
+/*
+ * A problem's entry: MESSAGE_ID the rule's, MESSAGE "NAME: text", the
+ * record's priority, KPRINT_PROBLEM, KPRINT_PROBLEM_KIND, the labels and
+ * attribution as KPRINT_PROBLEM_<NAME>, and the record's KPRINT_SEQ and
+ * clocks (which say where the journal left off).  0, -ENOMEM or -E2BIG.
+ */
+int kpx_journal_problem_build(struct kpx_journal_entry *e, const struct kpc_record *rec,
+			      const struct kpc_problem_hit *hit);
 void kpx_journal_entry_fini(struct kpx_journal_entry *e);
 /* The kprint_exporter_journal_* families (j NULL: --journal is off). */
 void kpx_journal_metrics(struct kpx_expo *e, struct kpx_journal *j);

@@ -25,6 +25,7 @@
 #include "kpx_metrics.h"
 #include "kpx_options.h"
 #include "kpx_page.h"
+#include "kpx_problems.h"
 #include "kpx_replay.h"
 #include "kpx_sites.h"
 #include "kpx_store.h"
@@ -39,6 +40,7 @@ struct kpx_daemon {
 	struct kpx_metrics metrics;
 	struct kpx_ingest ingest;
 	struct kpx_journal journal;
+	struct kpx_problems problems;
 	struct kpx_http http;
 	bool catalogs_ready, store_ready;
 	sigset_t sigs;
@@ -232,6 +234,7 @@ static int kpx_setup_kernel(struct kpx_daemon *d)
 	}
 	d->ingest.store = &d->store;
 	d->ingest.rcvbuf = d->cfg.rcvbuf;
+	d->ingest.problems = &d->problems;
 	if (d->cfg.journal) {
 		err = kpx_setup_journal(d);
 		if (err)
@@ -271,7 +274,8 @@ static int kpx_setup_records(struct kpx_daemon *d)
 		d->store.replay = true;
 		snprintf(d->metrics.bpf_error, sizeof(d->metrics.bpf_error),
 			 "no BPF counters with --replay");
-		err = kpx_replay_load(replay, &d->store, &d->metrics.replay, &d->metrics.nreplay);
+		err = kpx_replay_load(replay, &d->store, &d->problems, &d->metrics.replay,
+				      &d->metrics.nreplay);
 	} else {
 		err = kpx_setup_kernel(d);
 	}
@@ -328,6 +332,9 @@ static void kpx_announce(struct kpx_daemon *d)
 		fprintf(stderr, "kprint_exporter %s: listening on %s, %s, keeping %lu records,"
 			" BPF %s\n", KPRINT_VERSION, d->addrs, what, cfg->records,
 			d->metrics.bpf ? "on" : cfg->no_bpf ? "off (--no-bpf)" : "unavailable");
+	if (kpx_problems_rules(&d->problems))
+		kpx_log("recognising the %u problems of %s\n", kpx_problems_rules(&d->problems),
+			cfg->problems.path);
 	if (cfg->journal)
 		kpx_log("writing records to the journal%s%s, from the ring the %zu it did not"
 			" have yet\n", d->journal.ns ? ", namespace " : " (the system journal)",
@@ -351,6 +358,13 @@ static int kpx_setup(struct kpx_daemon *d)
 	status = kpx_setup_http(d);
 	if (status)
 		return status;
+	/* A catalog named that does not load is a mistake in the setup: before the kernel. */
+	err = kpx_problems_init(&d->problems, d->cfg.problems.path, d->cfg.problems.given,
+				d->cfg.problems_series);
+	if (err)
+		return kpx_exit_status(err, KPX_ERR_FILE);
+	d->metrics.problems = &d->problems;
+	d->http.problems = &d->problems;
 	/* Never fatal: a catalog missing or corrupt is served as absent. */
 	kpx_sites_init(&d->sites, d->cfg.sites_dir);
 	d->http.sites = &d->sites;
@@ -381,6 +395,8 @@ static void kpx_teardown(struct kpx_daemon *d)
 	kpx_ingest_stop(&d->ingest);
 	/* After ingest: nothing adds to the queue any more; it is emptied first. */
 	kpx_journal_stop(&d->journal);
+	/* After both: their hits point into the catalog. */
+	kpx_problems_fini(&d->problems);
 	if (d->ingest.stop_fd >= 0)
 		close(d->ingest.stop_fd);
 	kpc_sock_close(d->metrics.ctl);

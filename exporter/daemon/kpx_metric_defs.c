@@ -95,6 +95,18 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"records: the records held when there are no counts), that the call-site catalog "
 		"has no entry for: kprint's own API, modules built out of tree, a catalog of "
 		"another build; no series while no catalog is loaded." },
+	[KPX_M_PROBLEM_CATALOG_RULES] = { "kprint_problem_catalog_rules", "gauge",
+		"Rules of the problem catalog loaded (--problems.file; 0: none, as when the "
+		"default file is not installed)." },
+	[KPX_M_PROBLEM_TOTAL] = { "kprint_problem_total", "counter",
+		"Records recognised as a kernel problem by the catalog, by problem and the "
+		"rule's labels; past --problems.max-series label sets of a problem, in the "
+		"series whose every label is overflow.  The exemplar names the latest record "
+		"(seq, kprint_instance) and what it concerns (task, pid, memcg...)." },
+	[KPX_M_PROBLEM_CONDITION] = { "kprint_problem_condition", "gauge",
+		"A permanent condition (the catalog's kind condition) seen since the exporter "
+		"started, by condition, problem and the rule's labels: always 1, for as long "
+		"as the exporter runs (such a condition lasts until the machine reboots)." },
 	[KPX_M_BUILD_INFO] = { "kprint_exporter_build_info", "gauge",
 		"The exporter's version." },
 	[KPX_M_SCRAPE_DURATION] = { "kprint_exporter_scrape_duration_seconds", "gauge",

@@ -26,6 +26,7 @@
 #include "kpx_metrics.h"
 #include "kpx_metrics_formats.h"
 #include "kpx_metrics_kernel.h"
+#include "kpx_problems.h"
 #include "kpx_sites.h"
 #include "kpx_store.h"
 
@@ -157,6 +158,7 @@ char *kpx_metrics_render_as(struct kpx_metrics *m, enum kpx_expo_format format, 
 	e.latest = NULL;
 	kpx_metrics_exporter(&e, m, forged);
 	kpx_sites_metrics(&e, m->sites, m);
+	kpx_problems_metrics(&e, m->problems);
 	kpx_journal_metrics(&e, m->journal);
 	kpx_expo_metric_head(&e, KPX_M_SCRAPE_DURATION);
 	fprintf(e.out, "%s %.6f\n", kpx_metric_name(KPX_M_SCRAPE_DURATION), kpx_now() - start);

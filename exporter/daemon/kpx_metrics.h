@@ -19,6 +19,7 @@
 struct kpx_catalogs;
 struct kpx_events;
 struct kpx_journal;
+struct kpx_problems;
 struct kpx_sites;
 struct kpx_store;
 struct kpx_http;
@@ -38,6 +39,7 @@ struct kpx_metrics {
 	struct kpx_catalogs *catalogs;	/* NULL: no --catalog */
 	struct kpx_journal *journal;	/* NULL: no --journal */
 	struct kpx_sites *sites;	/* the call-site catalog; NULL: none */
+	struct kpx_problems *problems;	/* kprint_problem_*; NULL: no rules */
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "kpx_log.h"
 #include "kpx_options.h"
 #include "kpx_page.h"
+#include "kpx_problems.h"
 #include "kpc_sites.h"
 
 #define KPX_USAGE_INDENT	22	/* where the help of an option starts */
@@ -92,6 +93,16 @@ static int kpx_set_list(const struct kpx_option *o, void *field, const char *arg
 	return 0;
 }
 
+/* A file with a default, and whether it was named (a missing default is no mistake). */
+static int kpx_set_path(const struct kpx_option *o, void *field, const char *arg)
+{
+	struct kpx_path *p = field;
+
+	p->path = arg;
+	p->given = arg != o->def;
+	return 0;
+}
+
 /*
  * The metrics' path: absolute, printable, no query, and none of the other
  * endpoints (which stay where they are).
@@ -99,7 +110,7 @@ static int kpx_set_list(const struct kpx_option *o, void *field, const char *arg
 static int kpx_set_telemetry(const struct kpx_option *o, void *field, const char *arg)
 {
 	static const char *const taken[] = { "/", "/records", "/formats", "/healthz", "/events",
-					     "/catalogs", "/sites" };
+					     "/catalogs", "/sites", "/problems" };
 	bool bad = arg[0] != '/' || strlen(arg) > 256;
 
 	for (const char *q = arg; *q && !bad; q++)
@@ -108,7 +119,8 @@ static int kpx_set_telemetry(const struct kpx_option *o, void *field, const char
 		bad = !strcmp(arg, taken[i]);
 	if (bad) {
 		kpx_log("--%s wants a path from /, without spaces, '?' or '#', not /, /records,"
-			" /formats, /healthz, /events, /catalogs or /sites: '%s'\n", o->name, arg);
+			" /formats, /healthz, /events, /catalogs, /sites or /problems: '%s'\n",
+			o->name, arg);
 		return -EINVAL;
 	}
 	return kpx_set_string(o, field, arg);
@@ -176,6 +188,17 @@ const struct kpx_option kpx_options[] = {
 		  " it changes; missing, or refused as corrupt (said with FILE:LINE), none is"
 		  " served",
 	  .set = kpx_set_string, .field = KPX_FIELD(sites_dir) },
+	{ .name = "problems.file", .arg = "FILE", .def = KPC_PROBLEMS_FILE,
+	  .help = "the problem catalog (kprint(7), PROBLEM CATALOG): the kernel problems"
+		  " recognised by format, counted as kprint_problem_total and served on"
+		  " /problems and /events.  A file given that does not load stops with"
+		  " FILE:LINE: reason and exit status 2; the default missing is no catalog",
+	  .set = kpx_set_path, .field = KPX_FIELD(problems) },
+	{ .name = "problems.max-series", .arg = "N", .def = KPX_STR(KPX_PROBLEMS_SERIES),
+	  .help = "label sets per problem in /metrics and /problems; past it, counted in"
+		  " the series whose every label is \"overflow\"",
+	  .set = kpx_set_number, .field = KPX_FIELD(problems_series), .min = 1,
+	  .max = 100000 },
 	{ .name = "records", .arg = "N", .def = "10000",
 	  .help = "recent records kept for /records and /events; an /events client further"
 		  " behind than that gets a lost event",
@@ -229,7 +252,8 @@ static const char kpx_usage_tail[] =
 "after=ID or Last-Event-ID to resume), /catalogs (JSON: the languages\n"
 "lang= takes), /sites (JSON: the running kernel's call-site catalog;\n"
 "module, level, kind, source, function, format_id, q, seen, limit,\n"
-"offset, summary), /healthz.\n"
+"offset, summary), /problems (JSON: the problem catalog's problems, their\n"
+"counts and latest records; seen=1 only those seen), /healthz.\n"
 "Needs CAP_SYS_ADMIN (joining the records group, loading BPF) and CAP_SYSLOG\n"
 "to start.  Once set up it drops every capability and sets no_new_privs:\n"
 "none effective; CAP_SYS_ADMIN stays permitted, raised by libkpc only around\n"

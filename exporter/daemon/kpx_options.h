@@ -22,6 +22,12 @@ struct kpx_list {
 	unsigned int n;
 };
 
+/* A file with a default: whether the command line named it. */
+struct kpx_path {
+	const char *path;
+	bool given;			/* not the default */
+};
+
 /* What the command line asks for, each value checked. */
 struct kpx_config {
 	struct kpx_list listen;		/* --web.listen-address, --listen */
@@ -41,6 +47,8 @@ struct kpx_config {
 	unsigned long journal_queue;
 	const char *replay;		/* NULL: the kernel's records */
 	const char *sites_dir;		/* the call-site catalogs, DIR/KVER.jsonl */
+	struct kpx_path problems;	/* --problems.file */
+	unsigned long problems_series;	/* --problems.max-series */
 };
 
 struct kpx_option;

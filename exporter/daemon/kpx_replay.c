@@ -29,6 +29,7 @@
 #include "kprint_fnv1a.h"
 #include "kpc.h"
 #include "kpx_log.h"
+#include "kpx_problems.h"
 #include "kpx_replay.h"
 #include "kpx_store.h"
 
@@ -518,10 +519,23 @@ out:
 
 /* The whole file. */
 
-static void kpx_replay_flush(struct kpx_store *s, struct kpc_record **batch,
-			     size_t *n, const uint64_t lost[KPC_LOST_REASONS])
+static void kpx_replay_flush(struct kpx_store *s, struct kpx_problems *pr,
+			     struct kpc_record **batch, size_t *n,
+			     const uint64_t lost[KPC_LOST_REASONS])
 {
-	kpx_store_add(s, batch, *n);
+	char *events[KPX_REPLAY_BATCH] = { NULL };
+
+	/* Through the problem catalog in the file's order, as ingest does live. */
+	for (size_t i = 0; i < *n; i++) {
+		struct kpx_hits *h = kpx_problems_record(pr, batch[i], s->instance);
+
+		if (h) {
+			events[i] = h->events;
+			h->events = NULL;
+			kpx_hits_free(h);
+		}
+	}
+	kpx_store_add_problems(s, batch, events, *n);
 	*n = 0;
 	pthread_mutex_lock(&s->lock);
 	for (int r = 0; r < KPC_LOST_REASONS; r++)
@@ -529,7 +543,7 @@ static void kpx_replay_flush(struct kpx_store *s, struct kpc_record **batch,
 	pthread_mutex_unlock(&s->lock);
 }
 
-int kpx_replay_load(const char *path, struct kpx_store *s,
+int kpx_replay_load(const char *path, struct kpx_store *s, struct kpx_problems *pr,
 		    struct kpc_format_count **counts, size_t *n)
 {
 	struct kpc_record *batch[KPX_REPLAY_BATCH];
@@ -567,7 +581,7 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 		}
 		batch[nbatch++] = l.rec;
 		if (nbatch == KPX_REPLAY_BATCH) {
-			kpx_replay_flush(s, batch, &nbatch, lost);
+			kpx_replay_flush(s, pr, batch, &nbatch, lost);
 			memset(lost, 0, sizeof(lost));
 		}
 	}
@@ -587,7 +601,7 @@ int kpx_replay_load(const char *path, struct kpx_store *s,
 		kpx_counts_fini(&c);
 	} else {
 		ret = 0;
-		kpx_replay_flush(s, batch, &nbatch, lost);
+		kpx_replay_flush(s, pr, batch, &nbatch, lost);
 		*counts = c.f;
 		*n = c.n;
 		free(c.index);

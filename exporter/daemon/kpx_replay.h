@@ -11,6 +11,7 @@
 
 #include "kpc.h"
 
+struct kpx_problems;
 struct kpx_store;
 
 /* FNV-1a 64 of "subsystem\0module\0", the BPF maps' tags_id (kpx_replay.c). */
@@ -45,11 +46,12 @@ struct kpx_replay_line {
 int kpx_replay_parse(const char *line, size_t len, struct kpx_replay_line *out,
 		     char *err, size_t errlen);
 /*
- * Load a whole replay file ("-": stdin) into the store, and count its
- * records per format into *counts.  Returns 0; -EINVAL for a bad line,
+ * Load a whole replay file ("-": stdin) into the store, each record through
+ * the problem catalog pr (NULL: none), and count its records per format
+ * into *counts.  Returns 0; -EINVAL for a bad line,
  * said on stderr with FILE:LINE; -errno when the file cannot be read.
  */
-int kpx_replay_load(const char *path, struct kpx_store *s,
+int kpx_replay_load(const char *path, struct kpx_store *s, struct kpx_problems *pr,
 		    struct kpc_format_count **counts, size_t *n);
 
 #endif /* KPX_REPLAY_H */

@@ -16,8 +16,12 @@ int kpx_store_init(struct kpx_store *s, size_t cap)
 {
 	memset(s, 0, sizeof(*s));
 	s->ring = calloc(cap, sizeof(*s->ring));
-	if (!s->ring)
+	s->problems = calloc(cap, sizeof(*s->problems));
+	if (!s->ring || !s->problems) {
+		free(s->ring);
+		free(s->problems);
 		return -ENOMEM;
+	}
 	s->cap = cap;
 	/* Unpredictable is not needed, only unlikely to repeat: time and pid will do. */
 	if (getrandom(&s->instance, sizeof(s->instance), GRND_NONBLOCK) != sizeof(s->instance))
@@ -30,14 +34,24 @@ void kpx_store_fini(struct kpx_store *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->cap; i++)
+	for (i = 0; i < s->cap; i++) {
 		kpc_record_free(s->ring[i]);
+		free(s->problems[i]);
+	}
 	free(s->ring);
+	free(s->problems);
 	s->ring = NULL;
+	s->problems = NULL;
 	pthread_mutex_destroy(&s->lock);
 }
 
 void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
+{
+	kpx_store_add_problems(s, recs, NULL, n);
+}
+
+void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char **problems,
+			    size_t n)
 {
 	struct kpc_record *old[64];
 	size_t i, nold = 0;
@@ -59,6 +73,9 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
 		if (newest && recs[i]->seq <= newest->seq)
 			s->descents++;
 		s->ring[s->head] = recs[i];
+		/* Rare: freed under the lock, as a record that finds no room in old. */
+		free(s->problems[s->head]);
+		s->problems[s->head] = problems ? problems[i] : NULL;
 		s->head = (s->head + 1) % s->cap;
 		if (s->n < s->cap)
 			s->n++;
@@ -95,6 +112,10 @@ void kpx_store_reload(struct kpx_store *s)
 			s->ring[i] = NULL;
 		}
 	}
+	for (i = 0; i < cap; i++) {
+		free(s->problems[i]);
+		s->problems[i] = NULL;
+	}
 	s->head = 0;
 	s->n = 0;
 	s->descents = 0;
@@ -119,6 +140,15 @@ const struct kpc_record *kpx_store_at(const struct kpx_store *s, uint64_t pos)
 	if (pos >= s->received || back > s->n)
 		return NULL;
 	return s->ring[(s->head + s->cap - back) % s->cap];
+}
+
+const char *kpx_store_problems_at(const struct kpx_store *s, uint64_t pos)
+{
+	uint64_t back = s->received - pos;
+
+	if (pos >= s->received || back > s->n)
+		return NULL;
+	return s->problems[(s->head + s->cap - back) % s->cap];
 }
 
 int kpx_id_parse(const char *s, uint32_t *instance, uint64_t *seq)

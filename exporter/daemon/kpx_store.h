@@ -18,6 +18,12 @@
 struct kpx_store {
 	pthread_mutex_t lock;
 	struct kpc_record **ring;	/* cap slots, kpc_record_dup() copies */
+	/*
+	 * Beside each slot, the /events text of the problems its record is
+	 * (kpx_problems.h), or NULL: most records are none, and a stream
+	 * sends them right after the record's own event.
+	 */
+	char **problems;
 	size_t cap;
 	size_t head;			/* the slot the next record goes to */
 	size_t n;			/* records held, <= cap */
@@ -53,6 +59,9 @@ int kpx_store_init(struct kpx_store *s, size_t cap);
 void kpx_store_fini(struct kpx_store *s);
 /* Take ownership of n records (kpc_record_dup() copies), under one lock. */
 void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n);
+/* The same, with each record's problem events (taken over; NULL: none). */
+void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char **problems,
+			    size_t n);
 /*
  * kprint.ko was loaded again: drop the old instance's records, whose
  * sequence numbers the new one reuses (paging by seq would mix them).
@@ -63,6 +72,8 @@ void kpx_store_reload(struct kpx_store *s);
  * not yet) hold it.  Called with the store locked.
  */
 const struct kpc_record *kpx_store_at(const struct kpx_store *s, uint64_t pos);
+/* The problem events of the record at pos, or NULL.  Store locked. */
+const char *kpx_store_problems_at(const struct kpx_store *s, uint64_t pos);
 /* Position of the first record kept with a sequence number above after. */
 uint64_t kpx_store_pos_after(const struct kpx_store *s, uint64_t after);
 

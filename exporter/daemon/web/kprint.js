@@ -14,6 +14,7 @@
 // markup shows it as text.  The CSP (no inline script) is the second wall.
 
 import { startFormats, startNever } from "./formats.js";
+import { startProblems } from "./problems.js";
 
 const MAX_ROWS = 2000;          // rows kept in the tail, oldest dropped first
 const PREFILL = 200;            // recent records shown on (re)connect
@@ -32,6 +33,7 @@ let instance = null;            // the module instance of lastSeq
 let current = null;             // the row that takes the tail's tab stop
 let lostTotal = 0;
 let rowCount = 0;
+let refreshProblems = () => {};  // the problems panel, asked again
 
 // Records carry 64-bit integers (ts_real_ns is past 2^53 today): those
 // JSON.parse would round are kept exact as BigInt, from the source text
@@ -314,6 +316,8 @@ function connect() {
     if (gen === generation)
       lost(ev);
   });
+  // A record that is a kernel problem: the panel has news.
+  es.addEventListener("problem", () => refreshProblems());
   es.onerror = async () => {
     if (gen !== generation)
       return;
@@ -497,6 +501,8 @@ tail.addEventListener("click", (ev) => {
 $("palette").addEventListener("error", () => explainPalette());
 startFormats($("formats"), $("formats-status"), pickFormat);
 startNever($("never-toggle"), $("never"), $("never-status"));
+refreshProblems = startProblems($("problems"), $("problems-status"), $("condition-banner"),
+                                $("condition-text"));
 languages();
 connect();
 
