@@ -24,7 +24,7 @@ newer than the kprint binary and the kernel's files:
 
 A format changed by one character fails it: the id is no longer found.
 """
-import glob
+import json
 import lzma
 import os
 import re
@@ -94,7 +94,6 @@ def catalog(kver):
 
 def load_entries(path, wanted):
     """The catalog's entries whose format_id is wanted: id -> [entry]."""
-    import json
     found = {}
     with open(path) as f:
         next(f)
@@ -107,8 +106,12 @@ def load_entries(path, wanted):
     return found
 
 
-def module_bytes(kver, module, cache={}):
+MODULES = {}	# (kernel, module) -> the module file's bytes, decompressed
+
+
+def module_bytes(kver, module):
     key = (kver, module)
+    cache = MODULES
     if key not in cache:
         r = subprocess.run(["modinfo", "-k", kver, "-n", module], capture_output=True, text=True)
         name = r.stdout.strip()
