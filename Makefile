@@ -41,9 +41,9 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel bpf exporter check unit vmtest soak run clean generate deb dkms-tarball
+.PHONY: all deps kernel bpf exporter problems check unit vmtest soak run clean generate deb dkms-tarball
 
-all: kernel bpf exporter
+all: kernel bpf exporter problems
 
 # Recursive, so that the kernels are looked up once scripts/deps has run:
 # on a fresh machine they are not installed when make reads this.
@@ -66,6 +66,16 @@ bpf: deps
 
 exporter: deps bpf
 	$(Q)$(MAKE) -C exporter
+
+# The journal's message catalog of the problems (journalctl -x explains
+# the exporter's problem entries with it), generated from
+# problems/problems.yaml, the one source, and never committed; debian/rules
+# runs the same script for the package.
+PROBLEMS_CATALOG := $(OUTPUT)/problems/kprint-problems.catalog
+problems: $(PROBLEMS_CATALOG)
+
+$(PROBLEMS_CATALOG): problems/problems.yaml scripts/problems-catalog | deps
+	$(Q)scripts/problems-catalog $< $@
 
 # schema/gen.py writes only the files whose text changed, so an unchanged
 # spec rebuilds nothing; tests/unit/generated-fresh.sh fails on stale files.
@@ -135,7 +145,7 @@ dkms-tarball: deb
 
 clean:
 	$(Q)$(MAKE) -C kernel clean
-	$(Q)rm -rf $(OUTPUT)/kernel
+	$(Q)rm -rf $(OUTPUT)/kernel $(OUTPUT)/problems
 	$(Q)$(MAKE) -C exporter clean
 	$(Q)$(MAKE) -C bpf clean
 	$(Q)rm -rf $(OUTPUT)

@@ -69,6 +69,8 @@ check "kprint: the programs, the unit, its defaults, the man pages" has "$tmp/kp
 	lib/systemd/system/kprint-exporter.service etc/default/kprint-exporter \
 	usr/share/man/man1/kprint.1.gz usr/share/man/man7/kprint.7.gz \
 	usr/share/man/man8/kprint_exporter.8.gz usr/share/doc/kprint/copyright
+check "kprint: the problem catalog and its journal catalog" has "$tmp/kprint.list" \
+	usr/share/kprint/problems.yaml usr/lib/systemd/catalog/kprint-problems.catalog
 
 src=usr/src/kprint-$version
 check "kprint-dkms: dkms.conf, kbuild's sources, the headers, modprobe.d, modules-load.d" \
