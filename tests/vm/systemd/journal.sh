@@ -15,6 +15,8 @@
 #     --journal" made of a PO file;
 #   - a record made while the unit is stopped is written once it runs
 #     again, from the ring, and nothing the journal had is written twice;
+#   - a real segfault is one more entry, problem Segfault with its own
+#     MESSAGE_ID, which journalctl -x explains from the installed catalog;
 #   - a bridged printk message and a kprint record are each stored once in
 #     the system journal (journald's /dev/kmsg) and once in namespace kprint;
 #   - systemd-journal-upload reads the namespace's directory and sends it
@@ -106,6 +108,41 @@ EOF
 journal_written() { scrape kprint_exporter_journal_records_written_total; }
 is_at_least() { [ "$("${@:2}")" -ge "$1" ] 2>/dev/null; }
 
+# problem_field NAME KEY: KEY (message-id, summary) of problem NAME in the
+# catalog the package installed.
+problem_field() {
+	python3 -c 'import sys, yaml
+for p in yaml.safe_load(open("/usr/share/kprint/problems.yaml"))["problems"]:
+    if p["problem"] == sys.argv[1]:
+        print(p[sys.argv[2]].strip())' "$1" "$2"
+}
+
+# A problem in the journal: a real segfault (arch/x86/mm/fault.c prints it
+# while show_unhandled_signals is on) is one more entry, with problem
+# Segfault's own MESSAGE_ID, and journalctl -x explains it from the
+# kprint-problems.catalog the package installed (its trigger ran
+# journalctl --update-catalog).
+problem_journal_checks() {
+	local sid subject pid
+	sid=$(problem_field Segfault message-id)
+	subject=$(problem_field Segfault summary)
+	stage "journal: a segfault, problem Segfault, MESSAGE_ID=$sid"
+	check "the package installed the problems' journal catalog" \
+		grep -q "^-- $sid" /usr/lib/systemd/catalog/kprint-problems.catalog
+	echo 1 >/proc/sys/debug/exception-trace
+	python3 -c 'import ctypes; ctypes.string_at(0)' &
+	pid=$!
+	wait "$pid"
+	check_eq "python3 died of SIGSEGV" "$?" 139
+	check "the segfault is one problem entry in namespace kprint" busywait 30 \
+		is 1 jcount MESSAGE_ID="$sid" KPRINT_PROBLEM=Segfault
+	check_eq "... naming the task and its pid" \
+		"$(jcount MESSAGE_ID="$sid" KPRINT_PROBLEM_TASK=python3 KPRINT_PROBLEM_PID="$pid")" 1
+	check_eq "journalctl -x explains it: Subject is the problem and its summary" \
+		"$(journalctl --namespace kprint -q --no-pager -x MESSAGE_ID="$sid" |
+			grep -cF "Subject: Segfault: $subject")" 1
+}
+
 journal_checks() {
 	local kver=$1 ko=$2 full=$3 token=$4 id fmt=$'kprint_test flood %u' ns_dir written
 	local burst_fmt='kprint_test flood_cpus cpu %u n %u' burst_id cpus n lost t0
@@ -166,6 +203,8 @@ journal_checks() {
 	check_eq "journalctl -x explains both" \
 		"$(journalctl --namespace kprint -q --no-pager -x MESSAGE_ID="$id" |
 			grep -o 'Subject: kprint_test flood <KPRINT_ARG_0>' | wc -l)" 2
+
+	problem_journal_checks
 
 	# Each message once per journal: the system journal has the kernel's
 	# text (journald reads /dev/kmsg), namespace kprint the record.
