@@ -108,9 +108,11 @@ def wait_exit(proc, seconds=WAIT):
         raise Failed(f"{proc.args[0]} still running after {seconds} s") from None
 
 
-def loop_fs(kind, size, name, populate=None):
+def loop_fs(kind, size, name, loop, populate=None, before=None):
     """An image file in WORK (tmpfs: a sparse file costs nothing) made by
-    mkfs KIND, on a fresh loop device: (image, loop device)."""
+    mkfs KIND, then before(image) if given, on /dev/loopLOOP: each file
+    system its own loop device, so that a label naming the wrong one shows.
+    Returns the device."""
     os.makedirs(WORK, exist_ok=True)
     run("modprobe", "loop")	# no udev in the guest to load it
     img = f"{WORK}/{name}.img"
@@ -121,8 +123,11 @@ def loop_fs(kind, size, name, populate=None):
     else:
         # -K: no discard of the whole device, which costs seconds here.
         run("mkfs.xfs", "-q", "-f", "-K", img)
-    dev = run("losetup", "-f", "--show", img).strip()
-    return img, dev
+    if before:
+        before(img)
+    dev = f"/dev/loop{loop}"
+    run("losetup", dev, img)
+    return dev
 
 
 def unloop(mnt, dev):
@@ -137,7 +142,8 @@ def oom_kill(log):
     reads 64 MiB of zeros into one buffer, and the memcg OOM killer kills
     it.  Its comm is kprint-oom (dd under another name)."""
     cg = "/sys/fs/cgroup"
-    if not os.path.exists(f"{cg}/cgroup.controllers"):
+    mounted = not os.path.exists(f"{cg}/cgroup.controllers")
+    if mounted:
         run("mount", "-t", "cgroup2", "none", cg)
     with open(f"{cg}/cgroup.subtree_control", "w") as f:
         f.write("+memory")
@@ -158,6 +164,8 @@ def oom_kill(log):
         return {"task": "kprint-oom", "pid": p.pid, "memcg": memcg}
     finally:
         quiet("rmdir", cg + memcg)
+        if mounted:
+            quiet("umount", cg)
 
 
 def hung_task(log):
@@ -165,7 +173,7 @@ def hung_task(log):
     waits in sb_start_write() uninterruptibly, and the hung task detector,
     at a 1-s timeout, reports it.  Then the file system is thawed, the
     timeout put back, and the task finishes."""
-    _, dev = loop_fs("ext4", 8 << 20, "hung")
+    dev = loop_fs("ext4", 8 << 20, "hung", 3)
     mnt = f"{WORK}/hung"
     os.makedirs(mnt, exist_ok=True)
     old = None
@@ -236,13 +244,11 @@ def ext4_error(log):
     os.makedirs(src, exist_ok=True)
     with open(f"{src}/victim", "w") as f:
         f.write("kprint\n")
-    img, dev = loop_fs("ext4", 8 << 20, "ext4err", populate=src)
+    dev = loop_fs("ext4", 8 << 20, "ext4err", 1, populate=src,
+                  before=lambda img: run("debugfs", "-w", "-R", "clri /victim", img))
     mnt = f"{WORK}/ext4err"
     os.makedirs(mnt, exist_ok=True)
     try:
-        run("losetup", "-d", dev)
-        run("debugfs", "-w", "-R", "clri /victim", img)
-        dev = run("losetup", "-f", "--show", img).strip()
         run("mount", "-t", "ext4", "-o", "errors=remount-ro", dev, mnt)
         run("stat", f"{mnt}/victim", ok=(1,))
         name = os.path.basename(dev)
@@ -257,7 +263,7 @@ def ext4_error(log):
 def xfs_shutdown(log):
     """An XFS shutdown: xfs_io's shutdown command on a 300-MB XFS (the
     least mkfs.xfs makes) in a sparse file on a loop device."""
-    _, dev = loop_fs("xfs", 300 << 20, "xfs")
+    dev = loop_fs("xfs", 300 << 20, "xfs", 2)
     mnt = f"{WORK}/xfs"
     os.makedirs(mnt, exist_ok=True)
     try:
