@@ -204,6 +204,10 @@ class Outcome:
                            capture_output=True, text=True, timeout=120)
         check("kprint problems --json (the ring) exits 0", r.returncode == 0, r.stderr[-300:])
         self.dump = [json.loads(ln) for ln in r.stdout.splitlines() if ln.strip()]
+        r = subprocess.run(["kprint", "problems", "--problems", CATALOG],
+                           capture_output=True, text=True, timeout=120)
+        check("kprint problems (text, the ring) exits 0", r.returncode == 0, r.stderr[-300:])
+        self.text = r.stdout.splitlines()
 
     def entry(self, name):
         return next((p for p in self.problems["problems"] if p.get("problem") == name), None)
@@ -233,6 +237,18 @@ def attrs_text(attrs):
                      f"{'' if callable(v) else '=' + str(v)}" for k, v in attrs.items())
 
 
+def exemplar_pairs(seq, attribution):
+    """The attribution pairs an exemplar carries: in the rule's order, each
+    that still fits OpenMetrics' 128 characters of names and values."""
+    used = len("seq") + len(seq) + len("kprint_instance") + 8
+    out = {}
+    for k, v in attribution.items():
+        if used + len(k) + len(v) <= 128:
+            used += len(k) + len(v)
+            out[k] = v
+    return out
+
+
 def verify_metrics(out, name, count, labels, latest, condition=None):
     """/metrics (OpenMetrics): the counter, its exemplar, the condition."""
     want = {"problem": name, **labels}
@@ -240,16 +256,17 @@ def verify_metrics(out, name, count, labels, latest, condition=None):
     check(f"{name}: kprint_problem_total{want} {count}", len(s) == 1 and s[0][1] == count, s)
     ex = s[0][2] if s else None
     seq = str(latest["record"]["seq"]) if latest else None
-    check(f"{name}: its exemplar is the latest record (seq {seq}) with its attribution",
+    pairs = exemplar_pairs(seq, latest["attribution"]) if latest else None
+    check(f"{name}: its exemplar is the latest record (seq {seq}) with its attribution {pairs}",
           ex is not None and ex.get("seq") == seq and
           re.fullmatch(r"[0-9a-f]{8}", ex.get("kprint_instance", "")) is not None and
-          all(latest["attribution"].get(k) == v for k, v in ex.items()
-              if k not in ("seq", "kprint_instance")) and len(ex) > 2, ex)
+          {k: v for k, v in ex.items() if k not in ("seq", "kprint_instance")} == pairs, ex)
     if condition:
         c = [x for x in om_samples(out.om, "kprint_problem_condition")
              if x[0] == {"condition": condition, **want}]
         check(f"{name}: kprint_problem_condition{{condition=\"{condition}\"}} 1",
-              len(c) == 1 and c[0][1] == 1, c)
+              len(c) == 1 and c[0][1] == 1,
+              [ln for ln in out.om.splitlines() if "kprint_problem_condition" in ln])
 
 
 def verify_hits(out, name, count, labels, attrs):
@@ -264,12 +281,27 @@ def verify_hits(out, name, count, labels, attrs):
     check(f"{name}: each right after its record's own event",
           evs and all(follows_its_record(out.events, i) for i in evs))
     seqs = sorted(h["record"]["seq"] for h in hits)
+    verify_text(out, name, count, hits)
     for what, got in (("kprint problems -f --json", out.cli),
                       ("kprint problems --json", out.dump)):
         mine = [h for h in got if h.get("problem") == name]
         check(f"{name}: {what} prints the same {count} hit(s)",
               len(mine) == count and sorted(h["record"]["seq"] for h in mine) == seqs and
               all(h["labels"] == labels and attrs_ok(h, attrs) for h in mine), mine[-1:])
+
+
+def verify_text(out, name, count, hits):
+    """`kprint problems` as text: a line per hit, "[seconds] PROBLEM
+    label=value ... attr=value ...: record text", with /events' values."""
+    lines = [ln for ln in out.text if re.match(r"^\[ *\d+\.\d+\] %s[ :]" % name, ln)]
+    want = []
+    for h in hits:
+        pairs = " ".join(f"{k}={v}" for k, v in list(h["labels"].items()) +
+                         list(h["attribution"].items()))
+        want.append(f"{name}{' ' + pairs if pairs else ''}: {h['record']['text']}")
+    got = [re.sub(r"^\[ *\d+\.\d+\] ", "", ln) for ln in lines]
+    check(f"{name}: kprint problems (text) prints {count} line(s) of it, values and record text",
+          len(lines) == count and sorted(got) == sorted(want), (lines[-1:], want[-1:]))
 
 
 def verify(out, name, count, labels, attrs, condition=None):
