@@ -169,27 +169,32 @@ def oom_kill(log):
 
 
 def hung_task(log):
-    """A hung task: kprint-hung (touch) creates a file on a frozen ext4,
-    waits in sb_start_write() uninterruptibly, and the hung task detector,
-    at a 1-s timeout, reports it.  Then the file system is thawed, the
-    timeout put back, and the task finishes."""
+    """Hung tasks: kprint-hung and docker-kprint (touch, under two names)
+    each create a file on a frozen ext4 and wait in sb_start_write()
+    uninterruptibly, and the hung task detector, at a 1-s timeout, reports
+    both (a task named docker* is also NPD's KernelDeadlock).  Then the file
+    system is thawed, the timeout put back, and the tasks finish.  Returns
+    {"tasks": {name: pid}}."""
     dev = loop_fs("ext4", 8 << 20, "hung", 3)
     mnt = f"{WORK}/hung"
     os.makedirs(mnt, exist_ok=True)
     old = None
-    p = None
+    procs = {}
     try:
         run("mount", "-t", "ext4", dev, mnt)
         run("fsfreeze", "-f", mnt)
-        p = subprocess.Popen([named("/usr/bin/touch", "kprint-hung"), f"{mnt}/f"])
+        for name in ("kprint-hung", "docker-kprint"):
+            procs[name] = subprocess.Popen([named("/usr/bin/touch", name), f"{mnt}/{name}"])
         old = sysctl("/proc/sys/kernel/hung_task_timeout_secs", 1)
-        log.wait(r"^INFO: task kprint-hung:%d blocked for more than \d+ seconds" % p.pid)
-        return {"task": "kprint-hung", "pid": p.pid, "device": os.path.basename(dev)}
+        for name, p in procs.items():
+            log.wait(r"^INFO: task %s:%d blocked for more than \d+ seconds" % (name, p.pid))
+        return {"tasks": {name: p.pid for name, p in procs.items()},
+                "device": os.path.basename(dev)}
     finally:
         if old is not None:
             sysctl("/proc/sys/kernel/hung_task_timeout_secs", old)
         quiet("fsfreeze", "-u", mnt)
-        if p:
+        for p in procs.values():
             wait_exit(p)
         unloop(mnt, dev)
 
