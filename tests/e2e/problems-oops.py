@@ -44,6 +44,7 @@ for name, fn, what in CAUSES:
         caused += what(facts)
 watch.settle("problems-oops.py done")
 expected = watch.expected()
+watch.wait_cli(sum(expected.values()))
 print(f"# problems-oops: the kernel's log has {expected}", flush=True)
 out = Outcome(watch)
 for problem, labels, attrs, condition in caused:

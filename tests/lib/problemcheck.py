@@ -119,6 +119,12 @@ class Watch:
                 out[name] = n
         return out
 
+    def wait_cli(self, n):
+        """Wait until `kprint problems -f` has printed n hits (the kernel
+        log's count of them), which it may do after the exporter's."""
+        wait_for(f"kprint problems -f prints {n} hits", lambda: len(self.cli_hits()) >= n,
+                 seconds=30, state=lambda: len(self.cli_hits()))
+
     def cli_hits(self):
         with open(self.cli_out) as f:
             return [json.loads(ln) for ln in f if ln.endswith("\n")]
