@@ -267,6 +267,12 @@ def verify_metrics(out, name, count, labels, latest, condition=None):
           ex is not None and ex.get("seq") == seq and
           re.fullmatch(r"[0-9a-f]{8}", ex.get("kprint_instance", "")) is not None and
           {k: v for k, v in ex.items() if k not in ("seq", "kprint_instance")} == pairs, ex)
+    if latest:
+        st, body = get(f"/records?after={int(seq) - 1}&limit=1")
+        recs = json.loads(body) if st == 200 else []
+        check(f"{name}: /records?after={int(seq) - 1}&limit=1 is the exemplar's record",
+              len(recs) == 1 and recs[0]["seq"] == int(seq) and
+              recs[0]["text"] == latest["record"]["text"], recs)
     if condition:
         c = [x for x in om_samples(out.om, "kprint_problem_condition")
              if x[0] == {"condition": condition, **want}]
