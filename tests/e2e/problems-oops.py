@@ -15,17 +15,14 @@ live and over the ring, and nothing else recognised.  The WARN's and the
 oops's splats are declared above: charged to this test, not failing it
 (6.12 prefixes the oops header with "Oops: ": the test passes there too).
 """
-import os
 import sys
-import time
 
 sys.path.insert(0, "tests/lib")
 import provoke as pv  # noqa: E402
-from lib import check, finish  # noqa: E402
-from problemcheck import Outcome, Watch, no_false_positive, verify  # noqa: E402
+from lib import finish  # noqa: E402
+from problemcheck import run  # noqa: E402
 
 WORK = "/tmp/problems-oops"
-os.makedirs(WORK, exist_ok=True)
 
 CAUSES = [
     ("warn", pv.warn, lambda f: [
@@ -35,23 +32,5 @@ CAUSES = [
         ("KernelOops", {}, {"task": f["task"]}, None)]),
 ]
 
-start = time.monotonic()
-watch = Watch(WORK)
-caused, times = [], {}
-for name, fn, what in CAUSES:
-    facts, took, _ = pv.provoke(name, fn, watch.log)
-    times[name] = took
-    if check(f"{name}: caused ({took:.1f} s)", facts is not None):
-        caused += what(facts)
-watch.settle("problems-oops.py done")
-expected = watch.expected()
-watch.wait_cli(sum(expected.values()))
-print(f"# problems-oops: the kernel's log has {expected}", flush=True)
-out = Outcome(watch)
-for problem, labels, attrs, condition in caused:
-    verify(out, problem, expected.get(problem, 0), labels, attrs, condition)
-no_false_positive(out, expected)
-watch.close()
-print("# problems-oops: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()) +
-      f"; the whole test {time.monotonic() - start:.1f} s", flush=True)
+run("problems-oops", WORK, CAUSES)
 finish()

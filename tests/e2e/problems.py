@@ -26,17 +26,14 @@ exactly the problems caused, as often as the kernel printed them.  The OOM
 report's and the hung task's call traces are declared above: charged to
 this test, not failing it.
 """
-import os
 import sys
-import time
 
 sys.path.insert(0, "tests/lib")
 import provoke as pv  # noqa: E402
-from lib import check, finish  # noqa: E402
-from problemcheck import Outcome, Watch, no_false_positive, verify, verify_catalog  # noqa: E402
+from lib import finish  # noqa: E402
+from problemcheck import run  # noqa: E402
 
 WORK = "/tmp/problems"
-os.makedirs(WORK, exist_ok=True)
 
 
 def sector_of_record(value, hit):
@@ -76,24 +73,5 @@ CAUSES = [
          {"why": "Log I/O Error", "file": "fs/xfs/xfs_fsops.c"}, "XfsShutdown")]),
 ]
 
-start = time.monotonic()
-watch = Watch(WORK)
-caused, times = [], {}
-for name, fn, what in CAUSES:
-    facts, took, _ = pv.provoke(name, fn, watch.log)
-    times[name] = took
-    if check(f"{name}: caused ({took:.1f} s)", facts is not None):
-        caused += what(facts)
-watch.settle("problems.py done")
-expected = watch.expected()
-watch.wait_cli(sum(expected.values()))
-print(f"# problems: the kernel's log has {expected}", flush=True)
-out = Outcome(watch)
-for problem, labels, attrs, condition in caused:
-    verify(out, problem, expected.get(problem, 0), labels, attrs, condition)
-no_false_positive(out, expected)
-verify_catalog(out)
-watch.close()
-print("# problems: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()) +
-      f"; the whole test {time.monotonic() - start:.1f} s", flush=True)
+run("problems", WORK, CAUSES, catalog=True)
 finish()

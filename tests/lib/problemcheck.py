@@ -16,10 +16,12 @@ import os
 import re
 import subprocess
 import threading
+import time
 import urllib.request
 
 import kpnl
 from lib import PORT, URL, check, get, kmsg_write, wait_for, wait_subscribers
+import provoke as pv
 from provoke import Kmsg
 from ssetest import Stream
 
@@ -371,3 +373,33 @@ def verify_catalog(out):
         except jsonschema.ValidationError as e:
             ok, why = False, e.message[:300]
         check("/problems is valid against " + SCHEMA, ok, why)
+
+
+def run(test, work, causes, catalog=False):
+    """Cause each problem of causes, [(name, cause function, what(facts) ->
+    [(problem, labels, attribution, condition)])], in turn with everything
+    watching, then check each problem caused on every channel, that nothing
+    else was recognised, and with catalog the catalog's own figures."""
+    start = time.monotonic()
+    os.makedirs(work, exist_ok=True)
+    watch = Watch(work)
+    caused, times = [], {}
+    for name, fn, what in causes:
+        facts, took, _ = pv.provoke(name, fn, watch.log)
+        times[name] = took
+        if check(f"{name}: caused ({took:.1f} s)", facts is not None):
+            caused += what(facts)
+    watch.settle(f"{test} done")
+    expected = watch.expected()
+    watch.wait_cli(sum(expected.values()))
+    print(f"# {test}: the kernel's log has {expected}", flush=True)
+    out = Outcome(watch)
+    for problem, labels, attrs, condition in caused:
+        verify(out, problem, expected.get(problem, 0), labels, attrs, condition)
+    no_false_positive(out, expected)
+    if catalog:
+        verify_catalog(out)
+    watch.close()
+    print(f"# {test}: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()) +
+          f"; the whole test {time.monotonic() - start:.1f} s", flush=True)
+

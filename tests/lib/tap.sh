@@ -30,6 +30,20 @@ check_eq() {
 	fi
 }
 
+# expect WHAT STATUS PATTERN ARGS...: the CLI, "$KPRINT" ARGS (stdin
+# empty), exits STATUS and says PATTERN (an ERE) on stdout or stderr.
+expect() {
+	local what=$1 want=$2 pattern=$3 out rc
+	shift 3
+	out=$("$KPRINT" "$@" 2>&1 </dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out"; then
+		ok "$what"
+	else
+		not_ok "$what (status $rc, want $want; output: $(head -c 300 <<<"$out"))"
+	fi
+}
+
 # tap_exit: exit 1 if any case failed, 0 otherwise.
 tap_exit() {
 	exit $((KPRINT_FAILS > 0))

@@ -9,19 +9,6 @@
 KPRINT=${KPRINT:-$(dirname "$0")/../../.output/bin/kprint}
 . "$(dirname "$0")/../lib/tap.sh"
 
-# expect WHAT STATUS PATTERN ARGS...: kprint ARGS exits STATUS, says PATTERN.
-expect() {
-	local what=$1 want=$2 pattern=$3 out rc
-	shift 3
-	out=$("$KPRINT" "$@" 2>&1 </dev/null)
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out"; then
-		ok "$what"
-	else
-		not_ok "$what (status $rc, want $want; output: $(head -c 300 <<<"$out"))"
-	fi
-}
-
 expect "--help exits 0 and documents the exit status" 0 'Exit status' --help
 expect "--help lists the commands" 0 'monitor.*' --help
 expect "-h works after a command too" 0 'Usage: kprint' dump -h

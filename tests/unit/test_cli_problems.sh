@@ -12,19 +12,6 @@ FIXTURES=$(dirname "$0")/problems
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# expect WHAT STATUS PATTERN ARGS...: kprint ARGS exits STATUS, says PATTERN.
-expect() {
-	local what=$1 want=$2 pattern=$3 out rc
-	shift 3
-	out=$("$KPRINT" "$@" 2>&1 </dev/null)
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out"; then
-		ok "$what"
-	else
-		not_ok "$what (status $rc, want $want; output: $(head -c 300 <<<"$out"))"
-	fi
-}
-
 printf 'kprint-problems: 1\nproblems:\n  - problem: A\n    kinds: event\n' >"$WORK/bad.yaml"
 
 expect "--help lists problems" 0 'problems \[--follow\|-f\] \[--problems FILE\]' --help

@@ -25,6 +25,7 @@
 #include "kpx_journal.h"
 #include "kpx_replay.h"
 #include "test_kpc_tap.h"
+#include "test_kpx_entry.h"
 
 static const char rec_json[] =
 	"{\"seq\":7,\"source\":\"kprint\",\"level\":\"err\",\"level_num\":3,\"facility\":0,"
@@ -52,34 +53,6 @@ static struct kpc_record *record(const char *json)
 		return NULL;
 	}
 	return l.rec;
-}
-
-/* The value of field name in e, NUL-terminated in a static buffer, or NULL. */
-static const char *field(const struct kpx_journal_entry *e, const char *name)
-{
-	static char v[256];
-	size_t n = strlen(name);
-
-	for (unsigned int i = 0; i < e->n; i++) {
-		const char *f = e->iov[i].iov_base;
-		size_t len = e->iov[i].iov_len;
-
-		if (len > n && !memcmp(f, name, n) && f[n] == '=') {
-			snprintf(v, sizeof(v), "%.*s", (int)(len - n - 1), f + n + 1);
-			return v;
-		}
-	}
-	return NULL;
-}
-
-static bool field_is(const struct kpx_journal_entry *e, const char *name, const char *want)
-{
-	const char *v = field(e, name);
-
-	if (v && !strcmp(v, want))
-		return true;
-	printf("# %s: %s, not %s\n", name, v ? v : "(none)", want);
-	return false;
 }
 
 static void test_message_id(void)

@@ -18,6 +18,7 @@
 #include "kpx_journal.h"
 #include "kpx_problems.h"
 #include "test_kpc_tap.h"
+#include "test_kpx_entry.h"
 
 static const char catalog[] =
 	"kprint-problems: 1\n"
@@ -66,35 +67,6 @@ static struct kpc_record rec_of(uint64_t seq, const char *fmt, const char *text,
 	r.args[2] = a2;
 	r.nargs = 3;
 	return r;
-}
-
-/* The value of field name in e, NUL-terminated in a static buffer, or NULL. */
-static const char *field(const struct kpx_journal_entry *e, const char *name)
-{
-	static char v[512];
-	size_t n = strlen(name);
-
-	for (unsigned int i = 0; i < e->n; i++) {
-		const char *f = e->iov[i].iov_base;
-		size_t len = e->iov[i].iov_len;
-
-		if (len > n && !memcmp(f, name, n) && f[n] == '=' && len - n - 1 < sizeof(v)) {
-			memcpy(v, f + n + 1, len - n - 1);
-			v[len - n - 1] = '\0';
-			return v;
-		}
-	}
-	return NULL;
-}
-
-static bool field_is(const struct kpx_journal_entry *e, const char *name, const char *want)
-{
-	const char *v = field(e, name);
-
-	if (v && !strcmp(v, want))
-		return true;
-	printf("# %s is %s, not %s\n", name, v ? v : "(none)", want);
-	return false;
 }
 
 static char *render(struct kpx_problems *pr, enum kpx_expo_format format)
