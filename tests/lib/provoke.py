@@ -266,6 +266,8 @@ def spin(log, param, thresh=None, stall=None):
             old[WATCHDOG_THRESH] = sysctl(WATCHDOG_THRESH, thresh)
         with open(f"{PROBLEM_PARAMS}/{param}", "w") as f:
             f.write(f"{SPIN_CPU} {SPIN_SECONDS}")
+    except OSError as e:
+        raise Failed(f"{param}: {e}") from None
     finally:
         for path, value in reversed(old.items()):
             sysctl(path, value)
