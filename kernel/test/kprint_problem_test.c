@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: kprint_problem_test - a WARN() and an oops, on request
+ * DOC: kprint_problem_test - a WARN(), an oops and a stuck CPU, on request
  *
  * The kernel problem tests (tests/e2e/problems-*.py) cause each problem of
  * problems/problems.yaml through the kernel's own code path.  Most come
@@ -15,6 +15,19 @@
  *   oops   write N: a kthread "kprint_oops/N" writes through a NULL
  *          pointer and dies in the oops.  The write returns once that
  *          kthread is dead, so that the whole oops report is in the log.
+ *   spin   write "CPU SECONDS": a kthread "kprint_spin/CPU", bound to CPU,
+ *          loops there with preemption off for SECONDS (at most
+ *          KPPT_SPIN_MAX): the soft lockup detector and RCU's stall
+ *          detector on that CPU see it (watchdog_timer_fn(),
+ *          print_cpu_stall()).  The write returns when the loop is over.
+ *   spin_irqoff  the same with interrupts off as well: the stalled CPU
+ *          takes no tick, so another CPU's tick finds the stall
+ *          (print_other_cpu_stall()).
+ *
+ * A spin ends early when the module is unloaded (a stop flag read in the
+ * loop), and never lasts longer than KPPT_SPIN_MAX: a test that lost its
+ * way must not hang its guest.  The detectors' thresholds are the test's
+ * to lower (kernel.watchdog_thresh, rcupdate.rcu_cpu_stall_timeout).
  *
  * The oops is taken in a kthread of its own, not in the writer: a task
  * that dies in an oops keeps every lock it held, and a parameter's write
@@ -26,17 +39,24 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/compiler.h>
+#include <linux/nmi.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 
 /* How long a write of oops waits for its kthread to die, in 10 ms steps. */
 #define KPPT_OOPS_WAIT	1000
+/* The longest spin, in seconds. */
+#define KPPT_SPIN_MAX	10
+
+static bool kppt_stop;
 
 static int kppt_get_n(const char *val, unsigned int *n)
 {
@@ -90,6 +110,73 @@ static int kppt_set_oops(const char *val, const struct kernel_param *kp)
 	return err;
 }
 
+struct kppt_spin {
+	unsigned int seconds;
+	bool irqoff;
+	struct completion done;
+};
+
+/*
+ * The loop: no sleep, no cond_resched(), so the CPU's stopper thread
+ * (which the soft lockup detector waits for) and RCU's quiescent states
+ * wait until it is over.  The bound is local_clock()'s, not jiffies':
+ * with interrupts off this CPU may be the one that would advance jiffies.
+ */
+static int kppt_spin_fn(void *data)
+{
+	struct kppt_spin *s = data;
+	u64 end = local_clock() + (u64)s->seconds * NSEC_PER_SEC;
+	unsigned long flags = 0;
+
+	pr_info("%s[%d] spinning on CPU %d for %u s, interrupts %s\n", current->comm,
+		current->pid, raw_smp_processor_id(), s->seconds, s->irqoff ? "off" : "on");
+	preempt_disable();
+	if (s->irqoff)
+		local_irq_save(flags);
+	while (local_clock() < end && !READ_ONCE(kppt_stop))
+		cpu_relax();
+	if (s->irqoff) {
+		/* Not also a soft lockup when the timer interrupt comes back. */
+		touch_softlockup_watchdog();
+		local_irq_restore(flags);
+	}
+	preempt_enable();
+	pr_info("spin on CPU %d over\n", raw_smp_processor_id());
+	complete(&s->done);
+	return 0;
+}
+
+static int kppt_spin(const char *val, bool irqoff)
+{
+	struct kppt_spin s = { .irqoff = irqoff };
+	struct task_struct *t;
+	unsigned int cpu;
+
+	if (sscanf(val, "%u %u", &cpu, &s.seconds) != 2)
+		return -EINVAL;
+	if (s.seconds > KPPT_SPIN_MAX || cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	init_completion(&s.done);
+	t = kthread_create(kppt_spin_fn, &s, "kprint_spin/%u", cpu);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	/* s lives on this stack: the kthread is done with it once it completes. */
+	wait_for_completion(&s.done);
+	return 0;
+}
+
+static int kppt_set_spin(const char *val, const struct kernel_param *kp)
+{
+	return kppt_spin(val, false);
+}
+
+static int kppt_set_spin_irqoff(const char *val, const struct kernel_param *kp)
+{
+	return kppt_spin(val, true);
+}
+
 static const struct kernel_param_ops kppt_warn_ops = {
 	.set = kppt_set_warn,
 };
@@ -102,5 +189,23 @@ static const struct kernel_param_ops kppt_oops_ops = {
 module_param_cb(oops, &kppt_oops_ops, NULL, 0200);
 MODULE_PARM_DESC(oops, "Write N: a kthread kprint_oops/N oopses on a NULL pointer write");
 
-MODULE_DESCRIPTION("kprint test: a WARN() and an oops on request (kernel problem tests)");
+static const struct kernel_param_ops kppt_spin_ops = {
+	.set = kppt_set_spin,
+};
+module_param_cb(spin, &kppt_spin_ops, NULL, 0200);
+MODULE_PARM_DESC(spin, "Write \"CPU SECONDS\": a kthread kprint_spin/CPU loops there, preemption off");
+
+static const struct kernel_param_ops kppt_spin_irqoff_ops = {
+	.set = kppt_set_spin_irqoff,
+};
+module_param_cb(spin_irqoff, &kppt_spin_irqoff_ops, NULL, 0200);
+MODULE_PARM_DESC(spin_irqoff, "Write \"CPU SECONDS\": the same, interrupts off too");
+
+static void __exit kppt_exit(void)
+{
+	WRITE_ONCE(kppt_stop, true);
+}
+module_exit(kppt_exit);
+
+MODULE_DESCRIPTION("kprint test: a WARN(), an oops and a stuck CPU on request (kernel problem tests)");
 MODULE_LICENSE("GPL");

@@ -48,6 +48,7 @@ ORACLE = {
     "KernelPanic": r"^Kernel panic - not syncing",
     "SoftLockup": r"BUG: soft lockup",
     "RCUStall": r"^rcu: INFO: .* stall",
+    "HardwareError": r"^mce: \[Hardware Error\]: CPU \d+: Machine Check",
 }
 
 

@@ -241,6 +241,105 @@ def oops(log, n=1):
     return {"task": f"kprint_oops/{n}"}
 
 
+WATCHDOG_THRESH = "/proc/sys/kernel/watchdog_thresh"
+RCU_STALL_TIMEOUT = "/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout"
+SPIN_CPU = 1
+SPIN_SECONDS = 5
+
+
+def spin(log, param, thresh=None, stall=None):
+    """kprint_problem_test.ko's kthread kprint_spin/SPIN_CPU loops
+    SPIN_SECONDS with preemption (param spin) or interrupts too
+    (spin_irqoff) off, a shell busy on CPU 0 meanwhile, so that its tick
+    runs; kernel.watchdog_thresh and rcupdate.rcu_cpu_stall_timeout
+    lowered only for the spin, since at watchdog_thresh 1 a busy host's
+    vCPUs report lockups of their own.  Its task and pid, from the
+    module's line."""
+    problem_module()
+    first = len(log.read())
+    busy = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"])
+    old = {}
+    try:
+        if stall is not None:
+            old[RCU_STALL_TIMEOUT] = sysctl(RCU_STALL_TIMEOUT, stall)
+        if thresh is not None:
+            old[WATCHDOG_THRESH] = sysctl(WATCHDOG_THRESH, thresh)
+        with open(f"{PROBLEM_PARAMS}/{param}", "w") as f:
+            f.write(f"{SPIN_CPU} {SPIN_SECONDS}")
+    except OSError as e:
+        raise Failed(f"{param}: {e}") from None
+    finally:
+        for path, value in reversed(old.items()):
+            sysctl(path, value)
+        busy.kill()
+        busy.wait()
+    m = re.match(r"kprint_problem_test: (\S+)\[(\d+)\] spinning",
+                 log.wait(r"^kprint_problem_test: \S+\[\d+\] spinning", first)[0]["text"])
+    log.wait(r"^kprint_problem_test: spin on CPU \d+ over", first)
+    return {"task": m.group(1), "pid": int(m.group(2)), "cpu": SPIN_CPU, "first": first}
+
+
+def soft_lockup(log):
+    """A soft lockup: a spin with preemption off past 2 * watchdog_thresh
+    (1, the floor; the report comes when the whole seconds of the
+    watchdog's clock differ by more than 2).  RCU's stall timeout stays
+    as it is: its report would touch the soft lockup watchdog (the
+    console's touch_nmi_watchdog()) before that."""
+    facts = spin(log, "spin", thresh=1)
+    log.wait(r"BUG: soft lockup - CPU#%d stuck for " % SPIN_CPU, facts["first"])
+    return facts
+
+
+def rcu_stall(log):
+    """RCU stalls, as the stalled CPU finds it (a spin with preemption off,
+    its tick running) and as another CPU's tick does (a spin with
+    interrupts off too), each past rcu_cpu_stall_timeout (3 s, the floor)."""
+    facts = spin(log, "spin", stall=3)
+    log.wait(r"^rcu: INFO: \S+ self-detected stall on CPU", facts["first"])
+    facts = spin(log, "spin_irqoff", stall=3)
+    log.wait(r"^rcu: INFO: \S+ detected stalls on CPUs/tasks:", facts["first"])
+    return facts
+
+
+MCE_INJECT = "/sys/kernel/debug/mce-inject"
+# A corrected error (VAL and EN, no UC, PCC or ADDRV): mce_log() takes it
+# without a severity to panic on, and without an address no corrected-
+# error filter (RAS_CEC) keeps it from __print_mce().
+MCE_STATUS = 0x9000000000000001
+MCE_BANK = 1
+
+
+def machine_check(log):
+    """A machine check through mce-inject.ko's software injection: the
+    record goes to mce_log() and out through __print_mce(), as a bank's
+    status read in the machine check handler would.  debugfs is mounted
+    for it if it was not, and undone after."""
+    mounted = False
+    if not os.path.isdir(MCE_INJECT):
+        if not os.path.ismount("/sys/kernel/debug"):
+            run("mount", "-t", "debugfs", "debugfs", "/sys/kernel/debug")
+            mounted = True
+        run("modprobe", "mce-inject")
+    first = len(log.read())
+    try:
+        for name, value in (("flags", "sw\n"), ("cpu", "0"), ("status", hex(MCE_STATUS)),
+                            ("misc", "0"), ("addr", "0"), ("bank", str(MCE_BANK))):
+            if name == "cpu" and not os.path.exists(f"{MCE_INJECT}/cpu"):
+                continue
+            # flags_write() drops the last byte, as if a newline.
+            with open(f"{MCE_INJECT}/{name}", "w") as f:
+                f.write(value)
+        log.wait(r"^mce: \[Hardware Error\]: CPU 0: Machine Check: ", first)
+        log.wait(r"^mce: \[Hardware Error\]: PROCESSOR ", first)
+    except OSError as e:
+        raise Failed(f"mce-inject: {e}") from None
+    finally:
+        quiet("rmmod", "mce_inject")
+        if mounted:
+            quiet("umount", "/sys/kernel/debug")
+    return {"cpu": 0, "bank": MCE_BANK, "status": MCE_STATUS}
+
+
 def ext4_error(log):
     """An ext4 error and remount read-only: a file's inode cleared with
     debugfs, the file system mounted errors=remount-ro, the file looked up:
