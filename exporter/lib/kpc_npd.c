@@ -19,6 +19,9 @@
 /* Enough for NPD's patterns on a ring of kernel lines; past them, no match. */
 #define KPC_NPD_MATCH_LIMIT	1000000
 #define KPC_NPD_DEPTH_LIMIT	10000
+/* Go's regexp works on UTF-8, and a kernel line may have any byte. */
+#define KPC_NPD_PCRE2	(PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NO_AUTO_CAPTURE | \
+			 PCRE2_NEVER_BACKSLASH_C)
 
 struct kpc_npd_load {
 	const char *path, *text;
@@ -99,6 +102,16 @@ static const char *kpc_npd_str(struct kpc_npd_load *l, struct json_object *o, co
 	return json_object_get_string(v);
 }
 
+static int kpc_npd_bad_re(struct kpc_npd_load *l, struct kpc_npd_rule *r, int code,
+			  PCRE2_SIZE off)
+{
+	PCRE2_UCHAR msg[160];
+
+	pcre2_get_error_message(code, msg, sizeof(msg));
+	return kpc_npd_err(l, r->line, "pattern \"%s\" does not compile at offset %zu: %s",
+			   r->pattern, (size_t)off, (const char *)msg);
+}
+
 static int kpc_npd_compile(struct kpc_npd_load *l, struct kpc_npd_rule *r)
 {
 	char why[160], *anchored;
@@ -108,6 +121,11 @@ static int kpc_npd_compile(struct kpc_npd_load *l, struct kpc_npd_rule *r)
 
 	if (kpc_npd_re2_check(r->pattern, why, sizeof(why)))
 		return kpc_npd_err(l, r->line, "pattern \"%s\": %s", r->pattern, why);
+	/* Alone first: an error is then the pattern's, not of the \z after it. */
+	r->re = pcre2_compile((PCRE2_SPTR)r->pattern, plen, KPC_NPD_PCRE2, &code, &off, NULL);
+	if (!r->re)
+		return kpc_npd_bad_re(l, r, code, off);
+	pcre2_code_free(r->re);
 	/* NPD's CompilePattern(): PATTERN + `\z`, unparenthesised, as NPD has it. */
 	anchored = malloc(plen + 3);
 	if (!anchored)
@@ -115,17 +133,9 @@ static int kpc_npd_compile(struct kpc_npd_load *l, struct kpc_npd_rule *r)
 	memcpy(anchored, r->pattern, plen);
 	memcpy(anchored + plen, "\\z", 3);
 	r->re = pcre2_compile((PCRE2_SPTR)anchored, plen + 2,
-			      PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NO_AUTO_CAPTURE |
-			      PCRE2_NEVER_BACKSLASH_C, &code, &off, NULL);
+			      KPC_NPD_PCRE2, &code, &off, NULL);
 	free(anchored);
-	if (!r->re) {
-		PCRE2_UCHAR msg[160];
-
-		pcre2_get_error_message(code, msg, sizeof(msg));
-		return kpc_npd_err(l, r->line, "pattern \"%s\" does not compile at offset %zu: %s",
-				   r->pattern, (size_t)off, (const char *)msg);
-	}
-	return 0;
+	return r->re ? 0 : kpc_npd_bad_re(l, r, code, off);
 }
 
 static bool kpc_npd_has_cond(const struct kpc_npd *n, const char *type)
