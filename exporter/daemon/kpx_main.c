@@ -41,6 +41,7 @@ struct kpx_daemon {
 	struct kpx_ingest ingest;
 	struct kpx_journal journal;
 	struct kpx_problems problems;
+	struct kpx_npd npd;		/* --npd-rules */
 	struct kpx_http http;
 	bool catalogs_ready, store_ready;
 	sigset_t sigs;
@@ -363,6 +364,11 @@ static int kpx_setup(struct kpx_daemon *d)
 				d->cfg.problems_series);
 	if (err)
 		return kpx_exit_status(err, KPX_ERR_FILE);
+	/* node-problem-detector's files: each record goes through them with the catalog. */
+	err = kpx_npd_init(&d->npd, d->cfg.npd_rules.v, d->cfg.npd_rules.n, d->cfg.npd_metrics);
+	if (err)
+		return kpx_exit_status(err, KPX_ERR_FILE);
+	d->problems.npd = &d->npd;
 	d->metrics.problems = &d->problems;
 	d->http.problems = &d->problems;
 	/* Never fatal: a catalog missing or corrupt is served as absent. */
@@ -397,6 +403,7 @@ static void kpx_teardown(struct kpx_daemon *d)
 	kpx_journal_stop(&d->journal);
 	/* After both: their hits point into the catalog. */
 	kpx_problems_fini(&d->problems);
+	kpx_npd_fini(&d->npd);
 	if (d->ingest.stop_fd >= 0)
 		close(d->ingest.stop_fd);
 	kpc_sock_close(d->metrics.ctl);

@@ -199,6 +199,18 @@ const struct kpx_option kpx_options[] = {
 		  " the series whose every label is \"overflow\"",
 	  .set = kpx_set_number, .field = KPX_FIELD(problems_series), .min = 1,
 	  .max = 100000 },
+	{ .name = "npd-rules", .arg = "FILE",
+	  .help = "a node-problem-detector rule file (its kernel-monitor.json: plugin"
+		  " kmsg), evaluated as NPD does on the kernel's printk records; each rule's"
+		  " hits are counted as kprint_problem_total{problem=REASON,npd=SOURCE}, a"
+		  " permanent rule's condition as kprint_problem_condition.  A file that does"
+		  " not load, or a pattern RE2 would refuse, stops with FILE:LINE: reason and"
+		  " exit status 2",
+	  .set = kpx_set_list, .field = KPX_FIELD(npd_rules), .max = 16 },
+	{ .name = "npd-metrics",
+	  .help = "also serve NPD's own families for the --npd-rules files:"
+		  " problem_counter{reason} and problem_gauge{type,reason}",
+	  .set = kpx_set_flag, .field = KPX_FIELD(npd_metrics) },
 	{ .name = "records", .arg = "N", .def = "10000",
 	  .help = "recent records kept for /records and /events; an /events client further"
 		  " behind than that gets a lost event",

@@ -49,6 +49,8 @@ struct kpx_config {
 	const char *sites_dir;		/* the call-site catalogs, DIR/KVER.jsonl */
 	struct kpx_path problems;	/* --problems.file */
 	unsigned long problems_series;	/* --problems.max-series */
+	struct kpx_list npd_rules;	/* --npd-rules: node-problem-detector's files */
+	bool npd_metrics;		/* --npd-metrics: NPD's problem_counter, problem_gauge */
 };
 
 struct kpx_option;

@@ -208,6 +208,8 @@ struct kpx_hits *kpx_problems_record(struct kpx_problems *pr, const struct kpc_r
 	struct kpx_hits *h;
 	int n;
 
+	if (pr)
+		kpx_npd_record(pr->npd, rec);
 	if (!pr || !pr->m)
 		return NULL;
 	n = kpc_problem_match(pr->m, rec, hits, KPC_PROBLEM_HITS_MAX);

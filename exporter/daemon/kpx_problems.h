@@ -14,6 +14,7 @@
 
 #include "kpc.h"
 #include "kpc_problems.h"
+#include "kpx_npd.h"
 
 struct kpx_expo;
 
@@ -51,6 +52,7 @@ struct kpx_problems {
 	struct kpx_problem_state *state;	/* one per rule */
 	bool ready;			/* the lock is initialised */
 	bool failed;			/* a match failed once, said once */
+	struct kpx_npd *npd;		/* --npd-rules, counted beside; NULL: none */
 };
 
 /*

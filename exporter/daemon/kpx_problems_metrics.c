@@ -136,6 +136,7 @@ static void kpx_problem_conditions(struct kpx_expo *e, const struct kpc_problem_
 void kpx_problems_metrics(struct kpx_expo *e, struct kpx_problems *pr)
 {
 	unsigned int n = kpx_problems_rules(pr);
+	struct kpx_npd *npd = pr ? pr->npd : NULL;
 
 	kpx_expo_single(e, KPX_M_PROBLEM_CATALOG_RULES, n);
 	kpx_expo_metric_head(e, KPX_M_PROBLEM_TOTAL);
@@ -143,9 +144,12 @@ void kpx_problems_metrics(struct kpx_expo *e, struct kpx_problems *pr)
 		pthread_mutex_lock(&pr->lock);
 	for (unsigned int i = 0; i < n; i++)
 		kpx_problem_counters(e, kpc_problems_rule(pr->cat, i), &pr->state[i]);
+	kpx_npd_totals(e, npd);
 	kpx_expo_metric_head(e, KPX_M_PROBLEM_CONDITION);
 	for (unsigned int i = 0; i < n; i++)
 		kpx_problem_conditions(e, kpc_problems_rule(pr->cat, i), &pr->state[i]);
+	kpx_npd_conditions(e, npd);
 	if (n)
 		pthread_mutex_unlock(&pr->lock);
+	kpx_npd_metrics(e, npd);
 }

@@ -20,6 +20,8 @@
  *	kpc_sites	the call-site catalog: every format a kernel can print
  *	kpc_problems	the problem catalog (problems.yaml) and its matcher by
  *			format id; kpc_format_matches() for a %pV's text
+ *	kpc_npd		node-problem-detector's rule files: loaded, and
+ *			matched on a ring of messages as NPD matches them
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -46,5 +48,6 @@
 #include "kpc_sites.h"
 #include "kpc_sites_diff.h"
 #include "kpc_problems.h"
+#include "kpc_npd.h"
 
 #endif /* KPC_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * node-problem-detector's rule files (--npd-rules), run on the kernel's
+ * records as NPD's kernel monitor runs them on /dev/kmsg (libkpc's kpc_npd
+ * matches), and what they found: counted beside the problem catalog's
+ * problems, in its families (kpx_problems_metrics.c calls in here), and
+ * with --npd-metrics in NPD's own problem_counter and problem_gauge.
+ */
+#ifndef KPX_NPD_H
+#define KPX_NPD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kpc.h"
+
+struct kpx_expo;
+
+/* What one file's rules found, and the state NPD would hold for it. */
+struct kpx_npd_file {
+	struct kpc_npd *n;
+	uint64_t *hits;			/* per rule: every match */
+	uint64_t *events;		/* per rule: NPD's events (a permanent one: changes) */
+	const char **cond_reason;	/* per condition: the rule's reason; NULL: False */
+	uint64_t line_seq;		/* the record the newest message began with */
+	bool *fired;			/* per rule: matched the newest message already */
+};
+
+struct kpx_npd {
+	struct kpx_npd_file *f;
+	unsigned int nfiles;
+	bool metrics;			/* --npd-metrics */
+	bool failed;			/* a match failed once, said once */
+	pthread_mutex_t lock;		/* the counts, against /metrics */
+};
+
+/* Load each file: 0, or -errno with "FILE:LINE: reason" said. */
+int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bool metrics);
+void kpx_npd_fini(struct kpx_npd *x);
+
+/* One record of the stream, in order (NULL x: no files). */
+void kpx_npd_record(struct kpx_npd *x, const struct kpc_record *rec);
+
+/* Within kprint_problem_total and kprint_problem_condition: the files' series. */
+void kpx_npd_totals(struct kpx_expo *e, struct kpx_npd *x);
+void kpx_npd_conditions(struct kpx_expo *e, struct kpx_npd *x);
+/* --npd-metrics: problem_counter and problem_gauge, NPD's names, help and types. */
+void kpx_npd_metrics(struct kpx_expo *e, struct kpx_npd *x);
+
+#endif /* KPX_NPD_H */
