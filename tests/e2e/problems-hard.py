@@ -18,17 +18,14 @@ counts, /problems, /metrics with its exemplar, /events, `kprint problems`
 live and over the ring, and nothing else recognised.  A guest of its own
 (tests/vm/groups): the splats are large and the watchdog settings global.
 """
-import os
 import sys
-import time
 
 sys.path.insert(0, "tests/lib")
 import provoke as pv  # noqa: E402
-from lib import check, finish  # noqa: E402
-from problemcheck import Outcome, Watch, no_false_positive, verify  # noqa: E402
+from lib import finish  # noqa: E402
+from problemcheck import run  # noqa: E402
 
 WORK = "/tmp/problems-hard"
-os.makedirs(WORK, exist_ok=True)
 
 
 def flavor(value, hit):
@@ -49,23 +46,5 @@ CAUSES = [
     ("rcu_stall", pv.rcu_stall, lambda f: [("RCUStall", {}, {"flavor": flavor}, None)]),
 ]
 
-start = time.monotonic()
-watch = Watch(WORK)
-caused, times = [], {}
-for name, fn, what in CAUSES:
-    facts, took, _ = pv.provoke(name, fn, watch.log)
-    times[name] = took
-    if check(f"{name}: caused ({took:.1f} s)", facts is not None):
-        caused += what(facts)
-watch.settle("problems-hard.py done")
-expected = watch.expected()
-watch.wait_cli(sum(expected.values()))
-print(f"# problems-hard: the kernel's log has {expected}", flush=True)
-out = Outcome(watch)
-for problem, labels, attrs, condition in caused:
-    verify(out, problem, expected.get(problem, 0), labels, attrs, condition)
-no_false_positive(out, expected)
-watch.close()
-print("# problems-hard: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()) +
-      f"; the whole test {time.monotonic() - start:.1f} s", flush=True)
+run("problems-hard", WORK, CAUSES)
 finish()
