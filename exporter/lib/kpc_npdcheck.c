@@ -59,14 +59,12 @@ static void kpc_npd_words(struct kpc_npd_rule *r)
 		bool esc = p[0] == '\\' && p[1] && ispunct((unsigned char)p[1]);
 		char c = esc ? p[1] : *p;
 
-		if (c && (isalnum((unsigned char)c) || ((c == '.' || c == '-' || c == '_') &&
-		    (esc || c != '.')))) {
-			/* \w, \d, \S are classes, not letters. */
-			if (p[0] == '\\' && !esc) {
-				p++;
-				n = 0;
-				continue;
-			}
+		/* \w, \d, \S, \b are classes and anchors, not letters. */
+		if (p[0] == '\\' && isalnum((unsigned char)p[1])) {
+			p++;
+			c = ' ';
+		} else if (c && (isalnum((unsigned char)c) || c == '-' || c == '_' ||
+			   (c == '.' && esc))) {
 			if (n < sizeof(w) - 1)
 				w[n++] = c;
 			p += esc;
@@ -86,7 +84,7 @@ static int kpc_npd_compile(struct kpc_npd_rule *r, const char *path, char *err, 
 {
 	PCRE2_UCHAR msg[256];
 	PCRE2_SIZE off;
-	uint32_t refs = 0, look = 0;
+	uint32_t refs = 0;
 	int code;
 
 	r->re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
@@ -98,11 +96,14 @@ static int kpc_npd_compile(struct kpc_npd_rule *r, const char *path, char *err, 
 		return -EINVAL;
 	}
 	pcre2_pattern_info(r->re, PCRE2_INFO_BACKREFMAX, &refs);
-	pcre2_pattern_info(r->re, PCRE2_INFO_MAXLOOKBEHIND, &look);
-	/* What PCRE2 takes and RE2 does not: NPD would refuse the file. */
-	if (refs || look || strstr(r->pattern, "(?=") || strstr(r->pattern, "(?!")) {
-		snprintf(err, errlen, "%s:%u: pattern \"%s\": a backreference or lookaround,"
-			 " which Go's RE2 does not take", path, r->line, r->pattern);
+	/*
+	 * What PCRE2 takes and RE2 does not, so NPD would refuse the file.  The
+	 * lookarounds by their text: PCRE2_INFO_MAXLOOKBEHIND counts \b too.
+	 */
+	if (refs || strstr(r->pattern, "(?=") || strstr(r->pattern, "(?!") ||
+	    strstr(r->pattern, "(?<=") || strstr(r->pattern, "(?<!") || strstr(r->pattern, "(?>")) {
+		snprintf(err, errlen, "%s:%u: pattern \"%s\": a backreference, lookaround or"
+			 " atomic group, which Go's RE2 does not take", path, r->line, r->pattern);
 		return -EINVAL;
 	}
 	pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE);
