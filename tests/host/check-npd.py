@@ -108,6 +108,22 @@ def check_refused():
                   and not r.stdout, (r.returncode, r.stderr))
 
 
+def check_words():
+    """A rule that wants a task's name (like NPD's former AUFSUmountHung rule)
+    its docs) is printed by the hung task format with that name for its
+    %s; a \\b, which PCRE2 counts as a lookbehind, is no lookaround."""
+    rule = {"type": "temporary", "reason": "AUFSUmountHung",
+            "pattern": r"\btask umount\.aufs:\w+ blocked for more than \w+ seconds\."}
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        f.write(json.dumps({"rules": [rule]}))
+        f.flush()
+        r = run("--check-npd", f.name, "--json", "--sites", sites_any())
+        x = json.loads(r.stdout or "{}")
+        check("a rule that wants a task named umount.aufs is printed, \\b accepted",
+              r.returncode == 0 and not x["kernels"][0]["stale"]
+              and "TaskHung" in x["catalog"], (r.returncode, r.stderr, r.stdout))
+
+
 SITES = []
 
 
@@ -126,6 +142,7 @@ def main():
         finish()
     check_report(SITES, kvers)
     check_refused()
+    check_words()
     finish()
 
 
