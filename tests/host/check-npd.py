@@ -110,7 +110,7 @@ def check_refused():
 
 def check_words():
     """A rule that wants a task's name (like NPD's former AUFSUmountHung rule)
-    its docs) is printed by the hung task format with that name for its
+    is printed by the hung task format with that name for its
     %s; a \\b, which PCRE2 counts as a lookbehind, is no lookaround."""
     rule = {"type": "temporary", "reason": "AUFSUmountHung",
             "pattern": r"\btask umount\.aufs:\w+ blocked for more than \w+ seconds\."}
