@@ -27,11 +27,17 @@
 
 enum {
 	KPRINT_OPT_PROB_FILE = KPRINT_OPT_PRIVATE,
+	KPRINT_OPT_PROB_NPD,
+	KPRINT_OPT_PROB_SITES,
 };
+
+#define KPRINT_PROBLEMS_SITES_MAX	16	/* --sites given */
 
 static const struct option kprint_problems_options[] = {
 	{ "follow",	no_argument,		NULL, 'f' },
 	{ "problems",	required_argument,	NULL, KPRINT_OPT_PROB_FILE },
+	{ "check-npd",	required_argument,	NULL, KPRINT_OPT_PROB_NPD },
+	{ "sites",	required_argument,	NULL, KPRINT_OPT_PROB_SITES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -39,6 +45,9 @@ struct kprint_problems {
 	const struct kprint_opts *o;
 	bool follow;
 	const char *path;
+	const char *npd;		/* --check-npd FILE */
+	unsigned int nsites;
+	const char *sites[KPRINT_PROBLEMS_SITES_MAX];
 	struct kpc_problems *catalog;
 	struct kpc_problem_matcher *m;
 	uint64_t shown;			/* hits shown, for --count */
@@ -57,6 +66,14 @@ static int kprint_problems_opt(struct kprint_opts *o, int opt, const char *arg)
 		return 0;
 	case KPRINT_OPT_PROB_FILE:
 		kprint_problems_args.path = arg;
+		return 0;
+	case KPRINT_OPT_PROB_NPD:
+		kprint_problems_args.npd = arg;
+		return 0;
+	case KPRINT_OPT_PROB_SITES:
+		if (kprint_problems_args.nsites == KPRINT_PROBLEMS_SITES_MAX)
+			return kprint_usage_error("problems: too many --sites (%s at most)", "16");
+		kprint_problems_args.sites[kprint_problems_args.nsites++] = arg;
 		return 0;
 	}
 	return KPRINT_EXIT_USAGE;
@@ -266,9 +283,15 @@ int kprint_cmd_problems(struct kprint_opts *o, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	pr->o = o;
+	if (pr->nsites && !pr->npd)
+		return kprint_usage_error("problems: --sites goes with --check-npd%s", "");
 	ret = kprint_problems_load(pr);
 	if (ret >= 0)
 		goto out;
+	if (pr->npd) {
+		ret = kprint_problems_check_npd(o, pr->npd, pr->catalog, pr->sites, pr->nsites);
+		goto out;
+	}
 	ret = kprint_problems_dump(pr);
 	if (ret == KPRINT_EXIT_OK && pr->follow)
 		ret = kprint_problems_follow(pr);

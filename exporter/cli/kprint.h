@@ -142,6 +142,10 @@ int kprint_cmd_translate(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_catalog(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_sites(struct kprint_opts *o, int argc, char **argv);
 int kprint_cmd_problems(struct kprint_opts *o, int argc, char **argv);
+/* kprint problems --check-npd (cmd_problems_npd.c): an NPD rule file against @cat and kernels. */
+int kprint_problems_check_npd(const struct kprint_opts *o, const char *npd,
+			      const struct kpc_problems *cat, const char *const *what,
+			      unsigned int nwhat);
 /* kprint sites diff OLD NEW: argv[0] is "diff" (kprint sites' sub-command table). */
 int kprint_cmd_sites_diff(struct kprint_opts *o, int argc, char **argv);
 
