@@ -30,7 +30,7 @@ struct kprint_npd_hit {
 };
 
 /* The catalog rules covering @r, as a JSON array of names. */
-static struct json_object *kprint_npd_covered(const struct kpc_npd_rule *r,
+static struct json_object *kprint_npd_covered(const struct kpc_npdcheck_rule *r,
 					      const struct kpc_problems *cat)
 {
 	struct json_object *names = json_object_new_array();
@@ -42,7 +42,7 @@ static struct json_object *kprint_npd_covered(const struct kpc_npd_rule *r,
 
 		if (f->rule == last)
 			continue;
-		if (kpc_npd_rule_matches_format(r, f->format, f->inner, buf, sizeof(buf))) {
+		if (kpc_npdcheck_matches_format(r, f->format, f->inner, buf, sizeof(buf))) {
 			json_object_array_add(names, json_object_new_string(f->rule->name));
 			last = f->rule;
 		}
@@ -55,10 +55,10 @@ static struct json_object *kprint_npd_covered(const struct kpc_npd_rule *r,
  * inner formats the catalog gives that format (the kernels' catalogs have
  * the wrappers' formats, not always those their callers pass).
  */
-static int kprint_npd_site(const struct kpc_npd_rule *r, const struct kpc_site *e,
+static int kprint_npd_site(const struct kpc_npdcheck_rule *r, const struct kpc_site *e,
 			   const struct kpc_problems *cat, char *buf, size_t len)
 {
-	int m = kpc_npd_rule_matches_format(r, e->format, NULL, buf, len);
+	int m = kpc_npdcheck_matches_format(r, e->format, NULL, buf, len);
 
 	if (m == KPC_NPD_MATCH || !strstr(e->format, "%pV"))
 		return m;
@@ -68,7 +68,7 @@ static int kprint_npd_site(const struct kpc_npd_rule *r, const struct kpc_site *
 
 		if (f->format_id != e->format_id || !f->inner)
 			continue;
-		mi = kpc_npd_rule_matches_format(r, e->format, f->inner, buf, len);
+		mi = kpc_npdcheck_matches_format(r, e->format, f->inner, buf, len);
 		if (mi && (!m || mi < m))
 			m = mi;
 	}
@@ -80,7 +80,7 @@ static int kprint_npd_site(const struct kpc_npd_rule *r, const struct kpc_site *
  * that does with "x" for its strings rather than with a word of the
  * pattern ("%s error in ..." matches "EXT4-fs error .*" that way).
  */
-static void kprint_npd_scan(const struct kpc_npd_rule *r, const struct kpc_sites *s,
+static void kprint_npd_scan(const struct kpc_npdcheck_rule *r, const struct kpc_sites *s,
 			    const struct kpc_problems *cat, struct kprint_npd_hit *hit)
 {
 	char buf[KPRINT_NPD_TEXT];
@@ -106,7 +106,7 @@ static void kprint_npd_scan(const struct kpc_npd_rule *r, const struct kpc_sites
 	}
 }
 
-static void kprint_npd_text(const char *path, const struct kpc_npd_rule *r,
+static void kprint_npd_text(const char *path, const struct kpc_npdcheck_rule *r,
 			    struct json_object *covered, const struct kpc_problem_rule *byname, const struct kpc_sites *sites,
 			    const struct kprint_npd_hit *hits, unsigned int nsites)
 {
@@ -138,7 +138,7 @@ static struct json_object *kprint_npd_str(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
-static void kprint_npd_json(const char *path, const struct kpc_npd_rule *r,
+static void kprint_npd_json(const char *path, const struct kpc_npdcheck_rule *r,
 			    struct json_object *covered, const struct kpc_problem_rule *byname, const struct kpc_sites *sites,
 			    const struct kprint_npd_hit *hits, unsigned int nsites)
 {
@@ -168,7 +168,7 @@ static void kprint_npd_json(const char *path, const struct kpc_npd_rule *r,
 }
 
 static int kprint_npd_report(const struct kprint_opts *o, const char *path,
-			     const struct kpc_npd_rules *rules, const struct kpc_problems *cat,
+			     const struct kpc_npdcheck_rules *rules, const struct kpc_problems *cat,
 			     const struct kpc_sites *sites, unsigned int nsites)
 {
 	struct kprint_npd_hit *hits = calloc(nsites + 1, sizeof(*hits));
@@ -176,7 +176,7 @@ static int kprint_npd_report(const struct kprint_opts *o, const char *path,
 	if (!hits)
 		return KPRINT_EXIT_ERROR;
 	for (size_t i = 0; i < rules->n; i++) {
-		const struct kpc_npd_rule *r = &rules->v[i];
+		const struct kpc_npdcheck_rule *r = &rules->v[i];
 		struct json_object *covered = kprint_npd_covered(r, cat);
 		/* A weaker word than a format's: the catalog's rule of that name. */
 		const struct kpc_problem_rule *byname = kpc_problems_find(cat, r->reason);
@@ -198,13 +198,13 @@ int kprint_problems_check_npd(const struct kprint_opts *o, const char *npd,
 			      const struct kpc_problems *cat, const char *const *what,
 			      unsigned int nwhat)
 {
-	struct kpc_npd_rules rules;
+	struct kpc_npdcheck_rules rules;
 	struct kpc_sites *sites;
 	unsigned int n = nwhat ? nwhat : 1, k;
 	char err[1024];
 	int ret;
 
-	ret = kpc_npd_rules_load(npd, &rules, err, sizeof(err));
+	ret = kpc_npdcheck_load(npd, &rules, err, sizeof(err));
 	if (ret) {
 		fputs("kprint: ", stderr);
 		kpc_text_escape(stderr, err, o->text.utf8);
@@ -220,6 +220,6 @@ int kprint_problems_check_npd(const struct kprint_opts *o, const char *npd,
 	for (k = 0; sites && k < n; k++)
 		kpc_sites_free(&sites[k]);
 	free(sites);
-	kpc_npd_rules_free(&rules);
+	kpc_npdcheck_free(&rules);
 	return ret;
 }

@@ -29,34 +29,42 @@
 
 #define KPC_NPDCHECK_WORDS	8	/* words of a pattern tried for a %s */
 
-struct kpc_npd_rule {
-	char *type;		/* "temporary" or "permanent" */
-	char *reason;		/* "OOMKilling" */
-	char *condition;	/* permanent: "KernelDeadlock"; else NULL */
-	char *pattern;
+struct kpc_npd;
+
+/*
+ * A rule of the file as kpc_npd_load() read and checked it (one reader for
+ * the exporter and the check), with its pattern compiled again without
+ * NPD's end anchor: a format's sample is one line, searched anywhere.
+ */
+struct kpc_npdcheck_rule {
+	const char *type;	/* "temporary" or "permanent" */
+	const char *reason;	/* "OOMKilling" */
+	const char *condition;	/* permanent: "KernelDeadlock"; else NULL */
+	const char *pattern;
 	unsigned int line;	/* of the pattern in the file */
 	unsigned int nwords;
 	char *words[KPC_NPDCHECK_WORDS];
-	void *re;		/* pcre2_code */
+	void *re;		/* pcre2_code of the pattern alone */
 	void *md;		/* pcre2_match_data */
 };
 
-struct kpc_npd_rules {
-	struct kpc_npd_rule *v;
+struct kpc_npdcheck_rules {
+	struct kpc_npd *npd;	/* owns the strings above */
+	struct kpc_npdcheck_rule *v;
 	size_t n;
 };
 
 /*
- * Read a rule file and compile every pattern.  Returns 0, or a negative
- * errno with @err "FILE:LINE: reason" (not JSON, no "rules", a rule without
- * a reason or pattern, a pattern PCRE2 refuses or RE2 would: a
- * backreference or a lookaround).
+ * Read a rule file with kpc_npd_load(), so that it refuses what the
+ * exporter refuses, with the same "FILE:LINE: reason" in @err.  Returns 0
+ * or a negative errno.
  */
-int kpc_npd_rules_load(const char *path, struct kpc_npd_rules *out, char *err, size_t errlen);
-void kpc_npd_rules_free(struct kpc_npd_rules *r);
+int kpc_npdcheck_load(const char *path, struct kpc_npdcheck_rules *out, char *err,
+		      size_t errlen);
+void kpc_npdcheck_free(struct kpc_npdcheck_rules *r);
 
 /* Whether @rule's pattern matches somewhere in @text. */
-bool kpc_npd_rule_match(const struct kpc_npd_rule *rule, const char *text);
+bool kpc_npdcheck_match(const struct kpc_npdcheck_rule *rule, const char *text);
 
 /*
  * @fmt with each conversion replaced by its sample, "%s" and the like by
@@ -76,7 +84,7 @@ enum {
  * with "x" for every string, then with each of the rule's words.  Returns
  * 0 or KPC_NPD_MATCH*; @buf holds the text that matched.
  */
-int kpc_npd_rule_matches_format(const struct kpc_npd_rule *rule, const char *fmt,
+int kpc_npdcheck_matches_format(const struct kpc_npdcheck_rule *rule, const char *fmt,
 				const char *inner, char *buf, size_t len);
 
 #endif /* KPC_NPDCHECK_H */

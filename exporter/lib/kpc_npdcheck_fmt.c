@@ -129,7 +129,7 @@ char *kpc_npdcheck_render(const char *fmt, const char *word, const char *inner,
 	return buf;
 }
 
-int kpc_npd_rule_matches_format(const struct kpc_npd_rule *rule, const char *fmt,
+int kpc_npdcheck_matches_format(const struct kpc_npdcheck_rule *rule, const char *fmt,
 				const char *inner, char *buf, size_t len)
 {
 	bool conv = strchr(fmt, '%') || (inner && strchr(inner, '%'));
@@ -141,7 +141,7 @@ int kpc_npd_rule_matches_format(const struct kpc_npd_rule *rule, const char *fmt
 		if (inner)
 			kpc_npdcheck_render(inner, word, NULL, in, sizeof(in));
 		kpc_npdcheck_render(fmt, word, inner ? in : NULL, buf, len);
-		if (kpc_npd_rule_match(rule, buf))
+		if (kpc_npdcheck_match(rule, buf))
 			return w < 0 ? KPC_NPD_MATCH : KPC_NPD_MATCH_WORD;
 		if (!conv)
 			break;	/* no conversion: the same text again */
