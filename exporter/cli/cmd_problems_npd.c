@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpc_npdcheck.h"
+#include "kpc.h"
 #include "kprint.h"
 
 #define KPRINT_NPD_TEXT	1024

@@ -22,6 +22,7 @@
  *			format id; kpc_format_matches() for a %pV's text
  *	kpc_npd		node-problem-detector's rule files: loaded, and
  *			matched on a ring of messages as NPD matches them
+ *	kpc_npdcheck	NPD's rules held against a kernel's formats
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure.  Nothing is thread-safe: give each thread its own sockets and
@@ -49,5 +50,6 @@
 #include "kpc_sites_diff.h"
 #include "kpc_problems.h"
 #include "kpc_npd.h"
+#include "kpc_npdcheck.h"
 
 #endif /* KPC_H */
