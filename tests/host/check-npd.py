@@ -85,11 +85,12 @@ def check_report(sites, kvers):
                   COVERED[x["reason"]] in x["catalog"], x["catalog"])
     check("the NULL-pointer rule is covered by no catalog format",
           by_pattern.get(NULL_RULE, {}).get("catalog") == [])
-    t = run("--check-npd", NPD, *[a for s in sites for a in ("--sites", s)])
+    # The text of one kernel's check (each kernel costs seconds): the same verdicts.
+    t = run("--check-npd", NPD, "--sites", sites[0])
     stale = [line for line in t.stdout.splitlines() if ": stale: " in line]
-    want = sum(k["stale"] for x in rules for k in x["kernels"])
-    check(f"the text says stale as often as the JSON ({want})", t.returncode == 0
-          and len(stale) == want, t.stdout[-800:])
+    want = sum(k["stale"] for x in rules for k in x["kernels"] if k["kernel"] == kvers[0])
+    check(f"the text says stale as often as the JSON on {kvers[0]} ({want})",
+          t.returncode == 0 and want > 0 and len(stale) == want, t.stdout[-800:])
 
 
 def check_refused():
