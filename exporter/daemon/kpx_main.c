@@ -365,7 +365,8 @@ static int kpx_setup(struct kpx_daemon *d)
 	if (err)
 		return kpx_exit_status(err, KPX_ERR_FILE);
 	/* node-problem-detector's files: each record goes through them with the catalog. */
-	err = kpx_npd_init(&d->npd, d->cfg.npd_rules.v, d->cfg.npd_rules.n, d->cfg.npd_metrics);
+	err = kpx_npd_init(&d->npd, d->cfg.npd_rules.v, d->cfg.npd_rules.n, d->cfg.npd_metrics,
+			   !d->cfg.replay);
 	if (err)
 		return kpx_exit_status(err, KPX_ERR_FILE);
 	d->problems.npd = &d->npd;

@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kpx_expo.h"
 #include "kpx_log.h"
@@ -53,7 +54,17 @@ static int kpx_npd_file_init(struct kpx_npd_file *f, const char *path)
 	return 0;
 }
 
-int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bool metrics)
+/* Now on the clock of the records' ts_mono_ns (ktime_get_ns(), and printk's for the backlog). */
+static uint64_t kpx_npd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bool metrics,
+		 bool live)
 {
 	memset(x, 0, sizeof(*x));
 	pthread_mutex_init(&x->lock, NULL);
@@ -73,8 +84,11 @@ int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bo
 					x->f[i].n->source, paths[j]);
 				return -EINVAL;
 			}
-		kpx_log("running the %u node-problem-detector rules of %s\n",
-			x->f[i].n->nrules, paths[i]);
+		if (live)
+			x->f[i].since_ns = kpc_npd_start(x->f[i].n, kpx_npd_now_ns());
+		kpx_log("running the %u node-problem-detector rules of %s on the messages since"
+			" %.3f s after boot\n", x->f[i].n->nrules, paths[i],
+			x->f[i].since_ns / 1e9);
 	}
 	return 0;
 }
@@ -147,12 +161,20 @@ static void kpx_npd_file_record(struct kpx_npd *x, struct kpx_npd_file *f,
 	}
 }
 
+/*
+ * NPD's kmsg watcher passes no empty message on, nor one stamped before its
+ * start time (lookback and delay): the ring's older records, and the printk
+ * backlog's, when the exporter starts.
+ */
 void kpx_npd_record(struct kpx_npd *x, const struct kpc_record *rec)
 {
 	if (!x || rec->source != KPRINT_SOURCE_PRINTK)
 		return;
+	if (!rec->text || !kpc_record_text_len(rec))
+		return;
 	for (unsigned int i = 0; i < x->nfiles; i++)
-		kpx_npd_file_record(x, &x->f[i], rec);
+		if (rec->ts_mono_ns >= x->f[i].since_ns)
+			kpx_npd_file_record(x, &x->f[i], rec);
 }
 
 /* The first rule of f with r's reason (and condition, for cond) is r: its series is written. */

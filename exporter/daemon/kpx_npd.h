@@ -24,6 +24,7 @@ struct kpx_npd_file {
 	uint64_t *events;		/* per rule: NPD's events (a permanent one: changes) */
 	const char **cond_reason;	/* per condition: the rule's reason; NULL: False */
 	uint64_t line_seq;		/* the record the newest message began with */
+	uint64_t since_ns;		/* NPD's start time: older records are not its */
 	bool *fired;			/* per rule: matched the newest message already */
 };
 
@@ -35,8 +36,14 @@ struct kpx_npd {
 	pthread_mutex_t lock;		/* the counts, against /metrics */
 };
 
-/* Load each file: 0, or -errno with "FILE:LINE: reason" said. */
-int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bool metrics);
+/*
+ * Load each file: 0, or -errno with "FILE:LINE: reason" said.  live: the
+ * records are the kernel's, and each file's "lookback" and "delay" say from
+ * when on (the ring's and the printk backlog's older records are not NPD's);
+ * a --replay's are taken whole.
+ */
+int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bool metrics,
+		 bool live);
 void kpx_npd_fini(struct kpx_npd *x);
 
 /* One record of the stream, in order (NULL x: no files). */

@@ -6,10 +6,11 @@
  * strings is the Nth rule's.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <pcre2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,9 +223,17 @@ static int kpc_npd_top(struct kpc_npd_load *l, struct kpc_npd *n, struct json_ob
 	n->plugin = kpc_npd_str(l, root, "plugin", kpc_npd_key_line(l->text, "plugin", 0), &ret);
 	n->log_path = kpc_npd_str(l, root, "logPath", 1, &ret);
 	n->lookback = kpc_npd_str(l, root, "lookback", 1, &ret);
+	n->delay = kpc_npd_str(l, root, "delay", 1, &ret);
 	n->source = kpc_npd_str(l, root, "source", 1, &ret);
 	if (ret)
 		return ret;
+	if (n->lookback && kpc_npd_duration(n->lookback, &n->lookback_ns))
+		return kpc_npd_err(l, kpc_npd_key_line(l->text, "lookback", 0), "\"lookback\""
+				   " \"%s\" is no Go duration (\"5m\", \"1h30m\", \"90s\")",
+				   n->lookback);
+	if (n->delay && kpc_npd_duration(n->delay, &n->delay_ns))
+		return kpc_npd_err(l, kpc_npd_key_line(l->text, "delay", 0), "\"delay\" \"%s\""
+				   " is no Go duration (\"5m\", \"1h30m\", \"90s\")", n->delay);
 	/* Only the kernel's messages come here: a journald or filelog monitor cannot work. */
 	if (n->plugin && strcmp(n->plugin, "kmsg"))
 		return kpc_npd_err(l, kpc_npd_key_line(l->text, "plugin", 0), "plugin \"%s\":"
@@ -386,6 +395,21 @@ void kpc_npd_free(struct kpc_npd *n)
 	free(n);
 }
 
+/* A message as NPD's kmsg watcher passes it on: strings.TrimSpace(), ASCII. */
+static const char *kpc_npd_trim(const char *m, size_t *len)
+{
+	size_t n = *len;
+
+	while (n && isspace((unsigned char)*m)) {
+		m++;
+		n--;
+	}
+	while (n && isspace((unsigned char)m[n - 1]))
+		n--;
+	*len = n;
+	return m;
+}
+
 /* NPD's String(): every slot, the oldest first, empty ones too, joined with "\n". */
 static int kpc_npd_join(struct kpc_npd *n)
 {
@@ -405,11 +429,14 @@ static int kpc_npd_join(struct kpc_npd *n)
 	for (unsigned int k = 0; k < n->buffer_size; k++) {
 		unsigned int i = (n->current + k) % n->buffer_size;
 
+		size_t len = n->len[i];
+		const char *m = len ? kpc_npd_trim(n->msg[i], &len) : NULL;
+
 		if (k)
 			n->joined[n->joined_len++] = '\n';
-		if (n->len[i])
-			memcpy(n->joined + n->joined_len, n->msg[i], n->len[i]);
-		n->joined_len += n->len[i];
+		if (len)
+			memcpy(n->joined + n->joined_len, m, len);
+		n->joined_len += len;
 	}
 	return 0;
 }
@@ -460,4 +487,80 @@ int kpc_npd_match(struct kpc_npd *n, unsigned int i)
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return 0;
 	return -E2BIG;
+}
+
+/* Go's units, "ms" before "m": the first that begins the rest is the unit. */
+static const struct {
+	const char *name;
+	uint64_t ns;
+} kpc_npd_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "\u00b5s", 1000 }, { "\u03bcs", 1000 },
+	{ "ms", 1000000 }, { "s", 1000000000ULL }, { "m", 60000000000ULL },
+	{ "h", 3600000000000ULL },
+};
+
+/* One number and its unit of a duration: 0 and *s past it, or -EINVAL. */
+static int kpc_npd_duration_part(const char **s, uint64_t *ns)
+{
+	const char *p = *s;
+	uint64_t whole = 0, frac = 0, scale = 1;
+	bool digits = false;
+	unsigned int u;
+
+	for (; isdigit((unsigned char)*p); p++, digits = true)
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole))
+			return -EINVAL;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++, digits = true)
+			if (scale < 1000000000000000000ULL) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			}
+	if (!digits)
+		return -EINVAL;
+	for (u = 0; u < sizeof(kpc_npd_units) / sizeof(kpc_npd_units[0]); u++) {
+		size_t len = strlen(kpc_npd_units[u].name);
+
+		if (!strncmp(p, kpc_npd_units[u].name, len))
+			break;
+	}
+	if (u == sizeof(kpc_npd_units) / sizeof(kpc_npd_units[0]))
+		return -EINVAL;		/* Go wants a unit on every number but "0" */
+	if (__builtin_mul_overflow(whole, kpc_npd_units[u].ns, ns))
+		return -EINVAL;
+	*ns += (uint64_t)((long double)frac * kpc_npd_units[u].ns / scale);
+	*s = p + strlen(kpc_npd_units[u].name);
+	return 0;
+}
+
+int kpc_npd_duration(const char *s, uint64_t *ns)
+{
+	uint64_t total = 0, part;
+
+	if (*s == '+')
+		s++;
+	else if (*s == '-')
+		return strcmp(s, "-0") ? -EINVAL : (*ns = 0, 0);
+	if (!strcmp(s, "0")) {
+		*ns = 0;
+		return 0;
+	}
+	if (!*s)
+		return -EINVAL;
+	while (*s) {
+		if (kpc_npd_duration_part(&s, &part) ||
+		    __builtin_add_overflow(total, part, &total))
+			return -EINVAL;
+	}
+	*ns = total;
+	return 0;
+}
+
+uint64_t kpc_npd_start(const struct kpc_npd *n, uint64_t now_ns)
+{
+	uint64_t back = n->lookback ? n->lookback_ns : 0;
+	uint64_t since = now_ns > back ? now_ns - back : 0;
+
+	return n->delay_ns > since ? n->delay_ns : since;
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* NPD's default bufferSize, and ours at most (a message is pushed per record). */
 #define KPC_NPD_BUFFER_DEFAULT	10
@@ -35,7 +36,8 @@ struct kpc_npd_condition {
 
 struct kpc_npd {
 	char *path;
-	const char *plugin, *log_path, *lookback, *source;
+	const char *plugin, *log_path, *lookback, *delay, *source;
+	uint64_t lookback_ns, delay_ns;	/* parsed; no "lookback": none (NPD: now) */
 	unsigned int buffer_size;
 	struct kpc_npd_condition *conds;
 	unsigned int nconds;
@@ -60,7 +62,26 @@ struct kpc_npd {
 int kpc_npd_load(const char *path, struct kpc_npd **out, char *err, size_t errlen);
 void kpc_npd_free(struct kpc_npd *n);
 
-/* One message more (the text of one kernel log line); 0 or -ENOMEM. */
+/*
+ * Go's time.ParseDuration(), which NPD reads "lookback" and "delay" with:
+ * 0 and the nanoseconds in *ns, or -EINVAL (a negative duration too).
+ */
+int kpc_npd_duration(const char *s, uint64_t *ns);
+/*
+ * NPD's start time (util.GetStartTime()) on the boot-time clock, for a
+ * monitor that starts at now_ns since boot: messages stamped before it are
+ * not NPD's.  The later of boot + "delay" and now - "lookback" (now without
+ * a lookback).
+ */
+uint64_t kpc_npd_start(const struct kpc_npd *n, uint64_t now_ns);
+
+/*
+ * One message more (the text of one kernel log line; NPD's kmsg watcher
+ * passes no empty one on: the caller does not push it); 0 or -ENOMEM.  The
+ * ring keeps it as given; it is matched trimmed of white space at both
+ * ends, as the watcher trims each message (strings.TrimSpace(), ASCII
+ * white space here).
+ */
 int kpc_npd_push(struct kpc_npd *n, const char *msg, size_t len);
 /* more at the end of the newest message (a pr_cont() fragment); 0 or -ENOMEM. */
 int kpc_npd_append(struct kpc_npd *n, const char *more, size_t len);

@@ -10,10 +10,11 @@ Checked: each rule fires with its reason and count
 (kprint_problem_total{npd,problem}), the pattern anchored at the end as NPD
 anchors it ("divide error: 0000 [#2] PREEMPT SMP NOPTI" is no KernelOops),
 a multi-line rule fires when its last line is the newest message and not
-when another line came between, a pr_cont() fragment completes its line
-and a rule fires once for the line, kprint-source records are no kernel
-log lines, permanent rules set their condition
-(kprint_problem_condition), --npd-metrics serves NPD's problem_counter
+when another line came between (its "\\nNot tainted" matching the line
+"      Not tainted ..." because NPD trims each message), a pr_cont()
+fragment completes its line and a rule fires once for the line,
+kprint-source records are no kernel log lines, permanent rules set their
+condition (kprint_problem_condition), --npd-metrics serves NPD's problem_counter
 (a permanent rule counted on a change only) and problem_gauge, both
 expositions parse (prometheus_client, promtool), and a bad file (a
 backreference, lookaround, a pattern that does not compile, not JSON, a

@@ -5,7 +5,9 @@
  * what Go's regexp refuses is refused), and the buffer matcher as NPD's
  * log_buffer.go matches: the ring joined with "\n", empty slots too, the
  * pattern anchored at the end only, multi-line rules, a ring that forgets,
- * a fragment appended, and PCRE2's match limit.
+ * a fragment appended, each message trimmed of white space as NPD's kmsg
+ * watcher trims it, and PCRE2's match limit; "lookback" and "delay" read as
+ * Go's time.ParseDuration() reads them, and NPD's start time from them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -148,6 +150,69 @@ static void test_buffer(void)
 	kpc_npd_free(n);
 }
 
+static void test_trim(void)
+{
+	struct kpc_npd *n = one_rule("^Not tainted\\nread-only", 2);
+
+	if (!n)
+		return;
+	push(n, "      Not tainted");
+	push(n, "read-only \t");
+	tap_ok(kpc_npd_match(n, 0) == 1, "messages matched trimmed at both ends"
+	       " (strings.TrimSpace(), as NPD's kmsg watcher)");
+	kpc_npd_free(n);
+	n = one_rule("foo bar", 1);
+	push(n, "foo ");
+	kpc_npd_append(n, "bar", 3);
+	tap_ok(n && kpc_npd_match(n, 0) == 1, "... a fragment's line trimmed whole, its inner"
+	       " space kept");
+	kpc_npd_free(n);
+}
+
+static void test_duration(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t ns;
+	} good[] = {
+		{ "5m", 300000000000ULL }, { "1h30m", 5400000000000ULL }, { "0", 0 },
+		{ "90s", 90000000000ULL }, { "1.5s", 1500000000ULL }, { ".5ms", 500000 },
+		{ "300ms", 300000000 }, { "2us", 2000 }, { "2\u00b5s", 2000 }, { "+7ns", 7 },
+		{ "1m0.5s", 60500000000ULL },
+	};
+	static const char *const bad[] = { "", "5", "5x", "m", "-5m", "5mm", "1.s.", "h1",
+					   "99999999999999999999h" };
+	char text[256], err[512];
+	struct kpc_npd *n = NULL;
+	uint64_t ns;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		tap_ok(!kpc_npd_duration(good[i].s, &ns) && ns == good[i].ns,
+		       "duration \"%s\" is %llu ns", good[i].s, (unsigned long long)good[i].ns);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		tap_ok(kpc_npd_duration(bad[i], &ns) == -EINVAL, "\"%s\" is no duration", bad[i]);
+
+	snprintf(text, sizeof(text), "{ \"lookback\": \"2m\", \"delay\": \"30s\",\n"
+		 "  \"rules\": [] }\n");
+	tap_ok(!kpc_npd_load(file("when.json", text), &n, err, sizeof(err)), "lookback and delay"
+	       " load: %s", err);
+	tap_ok(n && kpc_npd_start(n, 600000000000ULL) == 480000000000ULL,
+	       "start time: 10 min after boot, lookback 2m: 8 min after boot");
+	tap_ok(n && kpc_npd_start(n, 60000000000ULL) == 30000000000ULL,
+	       "... 1 min after boot: boot plus the delay of 30 s");
+	kpc_npd_free(n);
+	n = one_rule("x", 1);
+	tap_ok(n && kpc_npd_start(n, 5000) == 5000, "no lookback: NPD's start is now");
+	kpc_npd_free(n);
+	n = NULL;
+	snprintf(text, sizeof(text), "{ \"plugin\": \"kmsg\",\n  \"lookback\": \"5 min\",\n"
+		 "  \"rules\": [] }\n");
+	tap_ok(kpc_npd_load(file("when.json", text), &n, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "when.json:2: \"lookback\" \"5 min\" is no Go duration"),
+	       "a lookback Go does not read: FILE:LINE: reason (%s)", err);
+	kpc_npd_free(n);
+}
+
 static void test_limit(void)
 {
 	struct kpc_npd *n = one_rule("(\\\\w+\\\\s?)+$", 1);
@@ -170,9 +235,11 @@ int main(void)
 	test_re2();
 	test_load();
 	test_buffer();
+	test_trim();
+	test_duration();
 	test_limit();
 	for (const char *const *f = (const char *const[]){ "one.json", "min.json", "bad.json",
-		"type.json", "size.json", "empty.json", NULL }; *f; f++)
+		"type.json", "size.json", "empty.json", "when.json", NULL }; *f; f++)
 		unlink(file(*f, ""));
 	rmdir(dir);
 	return tap_done();
