@@ -32,5 +32,12 @@ CAUSES = [
         ("KernelOops", {}, {"task": f["task"]}, None)]),
 ]
 
-run("problems-oops", WORK, CAUSES)
+# NPD's KernelOops patterns ("BUG: unable to handle kernel NULL pointer
+# dereference at", "divide error: 0000 [#N] SMP") are stale: no kernel we
+# test prints them (kprint problems --check-npd says so too), so the oops
+# fires none of NPD's rules, as it would not in NPD.  The rule file's
+# lookback is 0 s here: the problems of the tests before, in the printk
+# backlog kprint.ko took at load, are older than the exporter, and not
+# NPD's (problems-hard.py, at 5 min, counts them).
+run("problems-oops", WORK, CAUSES, npd_stale=("KernelOops",), npd_lookback="0s")
 finish()

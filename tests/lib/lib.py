@@ -164,7 +164,8 @@ def kmsg_unescape(raw):
 
 def kmsg_records(fd=None):
     """Every record /dev/kmsg has (or has left for an open fd), each a dict:
-    seq, level, facility, cont (its flags field is "c"), text and the
+    seq, level, facility, usec (its timestamp), cont (its flags field is
+    "c"), text and the
     dictionary lines (SUBSYSTEM, DEVICE), all unescaped; a record lost to
     the ring while reading shows as a gap in seq."""
     own = fd is None
@@ -184,7 +185,8 @@ def kmsg_records(fd=None):
             lines = rest.split(b"\n")
             prio = int(fields[0])
             rec = {"seq": int(fields[1]), "level": prio & 7, "facility": prio >> 3,
-                   "cont": fields[3:4] == [b"c"], "text": kmsg_unescape(lines[0])}
+                   "usec": int(fields[2]), "cont": fields[3:4] == [b"c"],
+                   "text": kmsg_unescape(lines[0])}
             for line in lines[1:]:
                 if line.startswith(b" ") and b"=" in line:
                     k, _, v = line[1:].partition(b"=")

@@ -5,7 +5,9 @@ make of the problems that tests/lib/provoke.py causes.
 
 Watch starts them all before the first problem: the exporter with the
 tree's catalog, a reader of /events, `kprint problems --follow --json`,
-and the /dev/kmsg oracle.  The oracle counts each problem's lines in the
+and the /dev/kmsg oracle.  The exporter also runs node-problem-detector's
+kernel-monitor.json (--npd-rules, --npd-metrics), checked against NPD's
+own algorithm redone in tests/lib/npdoracle.py.  The oracle counts each problem's lines in the
 kernel's own log with a regular expression of this file (a test oracle:
 independent of the catalog and of the matcher), so that each channel must
 give exactly that many hits, for the right record, with the right labels
@@ -20,12 +22,14 @@ import time
 import urllib.request
 
 import kpnl
+from npdoracle import NpdMonitor
 from lib import PORT, URL, check, get, kmsg_write, wait_for, wait_subscribers
 import provoke as pv
 from provoke import Kmsg
 from ssetest import Stream
 
 CATALOG = "problems/problems.yaml"
+NPD_RULES = "tests/host/npd/kernel-monitor.json"
 OM = "application/openmetrics-text"
 SCHEMA = "schema/problems.schema.json"
 
@@ -52,16 +56,34 @@ ORACLE = {
 }
 
 
+def npd_rules(work, lookback):
+    """NPD_RULES, or a copy of it in work with another "lookback"."""
+    if lookback is None:
+        return NPD_RULES
+    with open(NPD_RULES) as f:
+        cfg = json.load(f)
+    cfg["lookback"] = lookback
+    path = f"{work}/kernel-monitor.json"
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent="\t")
+    return path
+
+
 class Watch:
     """The exporter, its /events, `kprint problems -f` and /dev/kmsg, from
     before the first problem to after the last."""
 
-    def __init__(self, work):
+    def __init__(self, work, npd_lookback=None):
         self.work = work
         self.err = open(f"{work}/exporter.err", "w")
+        self.npd_rules = npd_rules(work, npd_lookback)
+        # NPD's start time counts back from here (lookback), on the clock
+        # of /dev/kmsg's and the records' stamps.
+        self.start_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         self.exporter = subprocess.Popen(
             ["kprint_exporter", "--no-bpf", "--listen", f"127.0.0.1:{PORT}",
-             f"--problems.file={CATALOG}"], stderr=self.err)
+             f"--problems.file={CATALOG}", "--npd-rules", self.npd_rules, "--npd-metrics"],
+            stderr=self.err)
         self.events, self.stop, self.reader = [], False, None
         wait_for("the exporter with --problems.file answers /healthz", self.healthy)
         self.up = self.exporter.poll() is None
@@ -79,7 +101,9 @@ class Watch:
         # The exporter and the CLI both subscribed: nothing from now on
         # can pass them by.
         wait_subscribers(kpnl.Genl().groups["records"], 2 if self.up else 1)
-        self.log = Kmsg()
+        # With what /dev/kmsg held before: the exporter has it too (the
+        # printk backlog kprint.ko took at load), and NPD's lookback reaches it.
+        self.log = Kmsg(history=True)
 
     def healthy(self):
         if self.exporter.poll() is not None:
@@ -111,6 +135,17 @@ class Watch:
         self.stop = True
         if self.reader:
             self.reader.join(5)
+
+    def npd_expected(self):
+        """What NPD, started with the exporter, makes of the kernel's log
+        (npdoracle): the lines before the run as far as its lookback goes,
+        and every line of the run."""
+        return NpdMonitor(self.npd_rules).run(self.log.history + self.log.read(),
+                                              self.start_ns)
+
+    def npd_before(self):
+        """NPD's hits in the lines /dev/kmsg held before the run."""
+        return NpdMonitor(self.npd_rules).run(self.log.history, self.start_ns)[0]
 
     def expected(self):
         """{problem: count} by the oracle, over every kernel line of the run."""
@@ -376,14 +411,38 @@ def verify_catalog(out):
         check("/problems is valid against " + SCHEMA, ok, why)
 
 
-def run(test, work, causes, catalog=False):
+def verify_npd(out, npd, fired, stale):
+    """NPD's rules on the same lines: kprint_problem_total{npd,problem} as
+    often as NPD matches, its problem_counter, problem_gauge and conditions
+    as NPD sets them; the reasons in fired among the hits, those in stale
+    (a pattern no line of our kernels fits) not."""
+    hits, counter, conds = npd
+    src = NpdMonitor(NPD_RULES).source
+    got = {s[0]["problem"]: s[1] for s in om_samples(out.om, "kprint_problem_total")
+           if s[0].get("npd") == src and s[1]}
+    check(f"NPD rules: kprint_problem_total{{npd=\"{src}\"}} {hits}", got == hits, got)
+    check(f"NPD rules fire on {sorted(fired)}, not on {sorted(stale)}",
+          set(fired) <= set(hits) and not set(stale) & set(hits), sorted(hits))
+    ctr = {s[0]["reason"]: s[1] for s in om_samples(out.om, "problem_counter_total") if s[1]}
+    check(f"NPD's problem_counter {counter}", ctr == counter, ctr)
+    gauge = {s[0]["type"]: s[0]["reason"] for s in om_samples(out.om, "problem_gauge")
+             if s[1] == 1}
+    cond = {s[0]["condition"]: s[0]["problem"]
+            for s in om_samples(out.om, "kprint_problem_condition") if s[0].get("npd") == src}
+    check(f"NPD's conditions {conds}: problem_gauge and kprint_problem_condition{{npd}}",
+          gauge == conds and cond == conds, (gauge, cond))
+
+
+def run(test, work, causes, catalog=False, npd_fired=(), npd_stale=(), npd_lookback=None):
     """Cause each problem of causes, [(name, cause function, what(facts) ->
     [(problem, labels, attribution, condition)])], in turn with everything
     watching, then check each problem caused on every channel, that nothing
-    else was recognised, and with catalog the catalog's own figures."""
+    else was recognised, and with catalog the catalog's own figures; and
+    NPD's rules as NPD would run them (verify_npd), with npd_lookback for
+    the rule file's "lookback"."""
     start = time.monotonic()
     os.makedirs(work, exist_ok=True)
-    watch = Watch(work)
+    watch = Watch(work, npd_lookback)
     caused, times = [], {}
     for name, fn, what in causes:
         facts, took, _ = pv.provoke(name, fn, watch.log)
@@ -393,11 +452,15 @@ def run(test, work, causes, catalog=False):
     watch.settle(f"{test} done")
     expected = watch.expected()
     watch.wait_cli(sum(expected.values()))
-    print(f"# {test}: the kernel's log has {expected}", flush=True)
+    npd = watch.npd_expected()
+    print(f"# {test}: the kernel's log has {expected}; NPD's rules match {npd[0]} "
+          f"(of which before the run, within the lookback: "
+          f"{watch.npd_before()})", flush=True)
     out = Outcome(watch)
     for problem, labels, attrs, condition in caused:
         verify(out, problem, expected.get(problem, 0), labels, attrs, condition)
     no_false_positive(out, expected)
+    verify_npd(out, npd, npd_fired, npd_stale)
     if catalog:
         verify_catalog(out)
     watch.close()

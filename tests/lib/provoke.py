@@ -68,11 +68,16 @@ def sysctl(path, value):
 
 class Kmsg:
     """The kernel log from now on, read through /dev/kmsg: the oracle
-    every provocation waits on, and the test counts problem lines with."""
+    every provocation waits on, and the test counts problem lines with.
+    history: what /dev/kmsg held before now too, kept apart in
+    self.history."""
 
-    def __init__(self):
+    def __init__(self, history=False):
         self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
-        os.lseek(self.fd, 0, os.SEEK_END)
+        if history:
+            self.history = kmsg_records(self.fd)
+        else:
+            os.lseek(self.fd, 0, os.SEEK_END)
         self.lines = []
 
     def read(self):
@@ -169,10 +174,11 @@ def oom_kill(log):
 
 
 def hung_task(log):
-    """Hung tasks: kprint-hung and docker-kprint (touch, under two names)
-    each create a file on a frozen ext4 and wait in sb_start_write()
+    """Hung tasks: kprint-hung and docker (touch, under two names) each
+    create a file on a frozen ext4 and wait in sb_start_write()
     uninterruptibly, and the hung task detector, at a 1-s timeout, reports
-    both (a task named docker* is also NPD's KernelDeadlock).  Then the file
+    both (a task named docker is also NPD's DockerHung, its condition
+    KernelDeadlock: NPD's pattern wants the name exactly).  Then the file
     system is thawed, the timeout put back, and the tasks finish.  Returns
     {"tasks": {name: pid}}."""
     dev = loop_fs("ext4", 8 << 20, "hung", 3)
@@ -183,7 +189,7 @@ def hung_task(log):
     try:
         run("mount", "-t", "ext4", dev, mnt)
         run("fsfreeze", "-f", mnt)
-        for name in ("kprint-hung", "docker-kprint"):
+        for name in ("kprint-hung", "docker"):
             procs[name] = subprocess.Popen([named("/usr/bin/touch", name), f"{mnt}/{name}"])
         old = sysctl("/proc/sys/kernel/hung_task_timeout_secs", 1)
         for name, p in procs.items():
