@@ -188,8 +188,12 @@ int kpx_journal_problem_build(struct kpx_journal_entry *e, const struct kpc_reco
 	err |= kpx_entry_fmt(e, "PRIORITY", "%u", rec->level);
 	err |= kpx_entry_fmt(e, "SYSLOG_FACILITY", "%u", rec->facility);
 	err |= kpx_entry_str(e, "SYSLOG_IDENTIFIER", KPX_JOURNAL_IDENTIFIER);
-	err |= kpx_entry_str(e, "MESSAGE_ID", r->message_id);
+	/* A node-problem-detector rule's hit has no catalog entry to point to. */
+	if (r->message_id)
+		err |= kpx_entry_str(e, "MESSAGE_ID", r->message_id);
 	err |= kpx_entry_str(e, "KPRINT_PROBLEM", r->name);
+	if (r->npd)
+		err |= kpx_entry_str(e, "KPRINT_PROBLEM_NPD", r->npd);
 	err |= kpx_entry_str(e, "KPRINT_PROBLEM_KIND",
 			     r->kind == KPC_PROBLEM_CONDITION ? "condition" : "event");
 	if (r->kind == KPC_PROBLEM_CONDITION && r->condition)

@@ -369,7 +369,8 @@ static int kpx_setup(struct kpx_daemon *d)
 			   !d->cfg.replay);
 	if (err)
 		return kpx_exit_status(err, KPX_ERR_FILE);
-	d->problems.npd = &d->npd;
+	if (kpx_problems_npd(&d->problems, &d->npd))
+		return kpx_exit_status(-ENOMEM, KPX_ERR_FILE);
 	d->metrics.problems = &d->problems;
 	d->http.problems = &d->problems;
 	/* Never fatal: a catalog missing or corrupt is served as absent. */

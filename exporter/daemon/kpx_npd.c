@@ -47,11 +47,39 @@ static int kpx_npd_file_init(struct kpx_npd_file *f, const char *path)
 	f->events = calloc(f->n->nrules + 1, sizeof(*f->events));
 	f->fired = calloc(f->n->nrules + 1, sizeof(*f->fired));
 	f->cond_reason = calloc(f->n->nconds + 1, sizeof(*f->cond_reason));
-	if (!f->hits || !f->events || !f->fired || !f->cond_reason) {
+	f->reason_of = calloc(f->n->nrules + 1, sizeof(*f->reason_of));
+	if (!f->hits || !f->events || !f->fired || !f->cond_reason || !f->reason_of) {
 		kpx_log("no memory for %s\n", path);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* f's reasons as problems, after those of the files before: the kind and condition its first rule's. */
+static void kpx_npd_reasons_of(struct kpx_npd *x, struct kpx_npd_file *f)
+{
+	unsigned int first = x->nreasons;
+
+	for (unsigned int i = 0; i < f->n->nrules; i++) {
+		const struct kpc_npd_rule *r = &f->n->rules[i];
+		struct kpc_problem_rule *p;
+		unsigned int k = first;
+
+		while (k < x->nreasons && strcmp(x->reasons[k].name, r->reason))
+			k++;
+		f->reason_of[i] = k;
+		if (k < x->nreasons)
+			continue;
+		p = &x->reasons[x->nreasons++];
+		*p = (struct kpc_problem_rule){
+			.index = k,
+			.npd = f->n->source,
+			.name = r->reason,
+			.kind = r->permanent ? KPC_PROBLEM_CONDITION : KPC_PROBLEM_EVENT,
+			.condition = r->permanent ? r->condition : NULL,
+			.summary = "",
+		};
+	}
 }
 
 /* Now on the clock of the records' ts_mono_ns (ktime_get_ns(), and printk's for the backlog). */
@@ -73,10 +101,16 @@ int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bo
 	if (!x->f)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < n; i++) {
+		struct kpc_problem_rule *r;
 		int ret = kpx_npd_file_init(&x->f[x->nfiles++], paths[i]);
 
 		if (ret)
 			return ret;
+		r = realloc(x->reasons, (x->nreasons + x->f[i].n->nrules + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		x->reasons = r;
+		kpx_npd_reasons_of(x, &x->f[i]);
 		/* The source tells two files' series apart: one source, one file. */
 		for (unsigned int j = 0; j < i; j++)
 			if (!strcmp(x->f[j].n->source, x->f[i].n->source)) {
@@ -101,7 +135,11 @@ void kpx_npd_fini(struct kpx_npd *x)
 		free(x->f[i].events);
 		free(x->f[i].fired);
 		free(x->f[i].cond_reason);
+		free(x->f[i].reason_of);
 	}
+	free(x->reasons);
+	x->reasons = NULL;
+	x->nreasons = 0;
 	free(x->f);
 	x->f = NULL;
 	x->nfiles = 0;
@@ -128,8 +166,10 @@ static void kpx_npd_hit(struct kpx_npd_file *f, unsigned int i)
 	}
 }
 
+/* hits, max and n: kpx_npd_record()'s, this file's hits added. */
 static void kpx_npd_file_record(struct kpx_npd *x, struct kpx_npd_file *f,
-				const struct kpc_record *rec)
+				const struct kpc_record *rec, struct kpc_problem_hit *hits,
+				unsigned int max, unsigned int *n)
 {
 	const char *text = rec->text ? rec->text : "";
 	size_t len = rec->text ? kpc_record_text_len(rec) : 0;
@@ -152,6 +192,10 @@ static void kpx_npd_file_record(struct kpx_npd *x, struct kpx_npd_file *f,
 		pthread_mutex_lock(&x->lock);
 		kpx_npd_hit(f, i);
 		pthread_mutex_unlock(&x->lock);
+		if (*n < max) {
+			memset(&hits[*n], 0, sizeof(hits[*n]));
+			hits[(*n)++].rule = &x->reasons[f->reason_of[i]];
+		}
 	}
 	if (ret && !x->failed) {
 		x->failed = true;
@@ -166,15 +210,19 @@ static void kpx_npd_file_record(struct kpx_npd *x, struct kpx_npd_file *f,
  * start time (lookback and delay): the ring's older records, and the printk
  * backlog's, when the exporter starts.
  */
-void kpx_npd_record(struct kpx_npd *x, const struct kpc_record *rec)
+unsigned int kpx_npd_record(struct kpx_npd *x, const struct kpc_record *rec,
+			    struct kpc_problem_hit *hits, unsigned int max)
 {
+	unsigned int n = 0;
+
 	if (!x || rec->source != KPRINT_SOURCE_PRINTK)
-		return;
+		return 0;
 	if (!rec->text || !kpc_record_text_len(rec))
-		return;
+		return 0;
 	for (unsigned int i = 0; i < x->nfiles; i++)
 		if (rec->ts_mono_ns >= x->f[i].since_ns)
-			kpx_npd_file_record(x, &x->f[i], rec);
+			kpx_npd_file_record(x, &x->f[i], rec, hits, max, &n);
+	return n;
 }
 
 /* The first rule of f with r's reason (and condition, for cond) is r: its series is written. */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kpc.h"
+#include "kpc_problems.h"
 
 struct kpx_expo;
 
@@ -25,12 +26,20 @@ struct kpx_npd_file {
 	const char **cond_reason;	/* per condition: the rule's reason; NULL: False */
 	uint64_t line_seq;		/* the record the newest message began with */
 	uint64_t since_ns;		/* NPD's start time: older records are not its */
+	unsigned int *reason_of;	/* per rule: its reason, in kpx_npd.reasons */
 	bool *fired;			/* per rule: matched the newest message already */
 };
 
 struct kpx_npd {
 	struct kpx_npd_file *f;
 	unsigned int nfiles;
+	/*
+	 * Each file's reasons as problems (name, kind, condition, npd: the
+	 * file's source), index their place here: a hit's rule, so that hits
+	 * go to /problems, /events and the journal as the catalog's do.
+	 */
+	struct kpc_problem_rule *reasons;
+	unsigned int nreasons;
 	bool metrics;			/* --npd-metrics */
 	bool failed;			/* a match failed once, said once */
 	pthread_mutex_t lock;		/* the counts, against /metrics */
@@ -46,8 +55,13 @@ int kpx_npd_init(struct kpx_npd *x, const char *const *paths, unsigned int n, bo
 		 bool live);
 void kpx_npd_fini(struct kpx_npd *x);
 
-/* One record of the stream, in order (NULL x: no files). */
-void kpx_npd_record(struct kpx_npd *x, const struct kpc_record *rec);
+/*
+ * One record of the stream, in order (NULL x: no files): every match
+ * counted, and the first max of them in hits (a rule's reason, no labels
+ * or attribution); returns how many.
+ */
+unsigned int kpx_npd_record(struct kpx_npd *x, const struct kpc_record *rec,
+			    struct kpc_problem_hit *hits, unsigned int max);
 
 /* Within kprint_problem_total and kprint_problem_condition: the files' series. */
 void kpx_npd_totals(struct kpx_expo *e, struct kpx_npd *x);

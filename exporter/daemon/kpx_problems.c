@@ -52,18 +52,23 @@ int kpx_problems_init(struct kpx_problems *pr, const char *path, bool given,
 	return 0;
 }
 
+int kpx_problems_npd(struct kpx_problems *pr, struct kpx_npd *npd)
+{
+	pr->npd = npd;
+	pr->npd_state = calloc(npd->nreasons + 1, sizeof(*pr->npd_state));
+	return pr->npd_state ? 0 : -ENOMEM;
+}
+
 static void kpx_series_fini(struct kpx_problem_series *s)
 {
 	if (s)
 		free(s->latest);
 }
 
-void kpx_problems_fini(struct kpx_problems *pr)
+static void kpx_states_fini(struct kpx_problem_state *state, unsigned int n)
 {
-	if (!pr->ready)
-		return;
-	for (unsigned int i = 0; pr->state && i < kpc_problems_count(pr->cat); i++) {
-		struct kpx_problem_state *st = &pr->state[i];
+	for (unsigned int i = 0; state && i < n; i++) {
+		struct kpx_problem_state *st = &state[i];
 
 		for (unsigned int j = 0; j < st->nseries; j++)
 			kpx_series_fini(&st->series[j]);
@@ -71,7 +76,15 @@ void kpx_problems_fini(struct kpx_problems *pr)
 		kpx_series_fini(st->overflow);
 		free(st->overflow);
 	}
-	free(pr->state);
+	free(state);
+}
+
+void kpx_problems_fini(struct kpx_problems *pr)
+{
+	if (!pr->ready)
+		return;
+	kpx_states_fini(pr->state, pr->cat ? kpc_problems_count(pr->cat) : 0);
+	kpx_states_fini(pr->npd_state, pr->npd ? pr->npd->nreasons : 0);
 	if (pr->m)
 		kpc_problem_matcher_free(pr->m);
 	if (pr->cat)
@@ -133,7 +146,8 @@ static struct kpx_problem_series *kpx_series_of(struct kpx_problems *pr,
 static void kpx_problems_count(struct kpx_problems *pr, const struct kpc_problem_hit *hit,
 			       const struct kpc_record *rec, uint32_t instance, char *json)
 {
-	struct kpx_problem_state *st = &pr->state[hit->rule->index];
+	struct kpx_problem_state *st = hit->rule->npd ? &pr->npd_state[hit->rule->index] :
+					&pr->state[hit->rule->index];
 	struct kpx_problem_series *s;
 	uint64_t ns = rec->ts_real_ns;
 
@@ -203,21 +217,25 @@ static void kpx_problems_say(struct kpx_problems *pr, const struct kpc_record *r
 struct kpx_hits *kpx_problems_record(struct kpx_problems *pr, const struct kpc_record *rec,
 				     uint32_t instance)
 {
-	struct kpc_problem_hit hits[KPC_PROBLEM_HITS_MAX];
-	char *json[KPC_PROBLEM_HITS_MAX] = { NULL };
+	struct kpc_problem_hit hits[KPX_HITS_MAX];
+	char *json[KPX_HITS_MAX] = { NULL };
 	struct kpx_hits *h;
-	int n;
+	int n = 0;
 
-	if (pr)
-		kpx_npd_record(pr->npd, rec);
-	if (!pr || !pr->m)
+	if (!pr)
 		return NULL;
-	n = kpc_problem_match(pr->m, rec, hits, KPC_PROBLEM_HITS_MAX);
-	if (n <= 0) {
-		if (n < 0)
+	if (pr->m) {
+		n = kpc_problem_match(pr->m, rec, hits, KPC_PROBLEM_HITS_MAX);
+		if (n < 0) {
 			kpx_problems_say(pr, rec, n);
-		return NULL;
+			n = 0;
+		}
 	}
+	/* NPD's rules after the catalog's, each file counting every match itself. */
+	if (pr->npd_state)
+		n += kpx_npd_record(pr->npd, rec, hits + n, KPX_HITS_MAX - n);
+	if (!n)
+		return NULL;
 	h = calloc(1, sizeof(*h));
 	for (int i = 0; i < n; i++)
 		json[i] = kpx_hit_json(&hits[i], rec);
@@ -299,6 +317,10 @@ static void kpx_json_problem(FILE *f, const struct kpc_problem_rule *r,
 {
 	fputs("{\"problem\":", f);
 	kpx_json_str(f, r->name);
+	if (r->npd) {
+		fputs(",\"npd\":", f);
+		kpx_json_str(f, r->npd);
+	}
 	fprintf(f, ",\"kind\":\"%s\",\"condition\":",
 		r->kind == KPC_PROBLEM_CONDITION ? "condition" : "event");
 	kpx_json_str(f, r->kind == KPC_PROBLEM_CONDITION ? r->condition : NULL);
@@ -320,6 +342,7 @@ static void kpx_json_problem(FILE *f, const struct kpc_problem_rule *r,
 char *kpx_problems_json(struct kpx_problems *pr, bool seen_only)
 {
 	unsigned int n = kpx_problems_rules(pr), written = 0;
+	bool locked = pr && pr->ready;
 	size_t size = 0;
 	char *out = NULL;
 	FILE *f = open_memstream(&out, &size);
@@ -327,7 +350,7 @@ char *kpx_problems_json(struct kpx_problems *pr, bool seen_only)
 	if (!f)
 		return NULL;
 	fprintf(f, "{\"rules\":%u,\"problems\":[", n);
-	if (n)
+	if (locked)
 		pthread_mutex_lock(&pr->lock);
 	for (unsigned int i = 0; i < n; i++) {
 		if (seen_only && !pr->state[i].count)
@@ -335,7 +358,13 @@ char *kpx_problems_json(struct kpx_problems *pr, bool seen_only)
 		fputs(written++ ? "," : "", f);
 		kpx_json_problem(f, kpc_problems_rule(pr->cat, i), &pr->state[i]);
 	}
-	if (n)
+	for (unsigned int i = 0; pr->npd_state && i < pr->npd->nreasons; i++) {
+		if (seen_only && !pr->npd_state[i].count)
+			continue;
+		fputs(written++ ? "," : "", f);
+		kpx_json_problem(f, &pr->npd->reasons[i], &pr->npd_state[i]);
+	}
+	if (locked)
 		pthread_mutex_unlock(&pr->lock);
 	fputs("]}", f);
 	if (ferror(f) | fclose(f)) {

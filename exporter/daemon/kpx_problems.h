@@ -53,7 +53,11 @@ struct kpx_problems {
 	bool ready;			/* the lock is initialised */
 	bool failed;			/* a match failed once, said once */
 	struct kpx_npd *npd;		/* --npd-rules, counted beside; NULL: none */
+	struct kpx_problem_state *npd_state;	/* one per reason of npd's files */
 };
+
+/* Hits one record can be: the catalog's, then as many of NPD's files'. */
+#define KPX_HITS_MAX		(2 * KPC_PROBLEM_HITS_MAX)
 
 /*
  * The problems a record is, for the streams that come after ingest: the
@@ -62,7 +66,7 @@ struct kpx_problems {
  */
 struct kpx_hits {
 	unsigned int n;
-	struct kpc_problem_hit hit[KPC_PROBLEM_HITS_MAX];
+	struct kpc_problem_hit hit[KPX_HITS_MAX];
 	char *events;			/* malloc'd; NULL once the store took it */
 };
 
@@ -75,6 +79,8 @@ int kpx_problems_init(struct kpx_problems *pr, const char *path, bool given,
 		      unsigned int max_series);
 void kpx_problems_fini(struct kpx_problems *pr);
 unsigned int kpx_problems_rules(const struct kpx_problems *pr);
+/* node-problem-detector's files (kpx_npd_init()'d) run beside: 0 or -ENOMEM. */
+int kpx_problems_npd(struct kpx_problems *pr, struct kpx_npd *npd);
 
 /*
  * One record of the stream, in order (every record goes through, problem
@@ -86,7 +92,10 @@ struct kpx_hits *kpx_problems_record(struct kpx_problems *pr, const struct kpc_r
 				     uint32_t instance);
 void kpx_hits_free(struct kpx_hits *h);
 
-/* GET /problems: every rule, or only those seen (seen=1); malloc'd, or NULL. */
+/*
+ * GET /problems: every rule, or only those seen (seen=1), then each reason
+ * of the --npd-rules files ("npd": its source); malloc'd, or NULL.
+ */
 char *kpx_problems_json(struct kpx_problems *pr, bool seen_only);
 /* RFC 3339 UTC with nanoseconds, into buf (32 bytes at least). */
 void kpx_problems_time(uint64_t ns, char *buf, size_t len);

@@ -81,9 +81,15 @@ enum kpc_problem_kind {
 	KPC_PROBLEM_CONDITION,		/* permanent: true until reboot */
 };
 
-/* One problem of the catalog, as loaded; read-only. */
+/*
+ * One problem of the catalog, as loaded; read-only.  The exporter also
+ * makes one of each reason of a node-problem-detector rule file
+ * (--npd-rules), with npd its source and no message id, labels or
+ * attribution, so that its hits go the catalog's ways.
+ */
 struct kpc_problem_rule {
 	unsigned int index;		/* 0 .. kpc_problems_count() - 1 */
+	const char *npd;		/* an NPD file's source; NULL: the catalog's */
 	const char *name;		/* "OOMKilling" */
 	enum kpc_problem_kind kind;
 	const char *condition;		/* KPC_PROBLEM_CONDITION: "ReadonlyFilesystem"; else NULL */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A problem hit as JSON, the one writer of it (kprint problems --json, the
- * exporter's /events and /problems): {"problem", "kind", "condition"?,
- * "labels", "attribution", "record"}.
+ * exporter's /events and /problems): {"problem", "npd"?, "kind",
+ * "condition"?, "labels", "attribution", "record"}, "npd" the source of
+ * the node-problem-detector file of an --npd-rules hit.
  *
  * The record is the one record writer's (kpc_json_record_write(), what
  * /records serves), read back into a json-c object: a second writer of
@@ -55,6 +56,8 @@ struct json_object *kpc_json_problem_hit(const struct kpc_problem_hit *hit,
 	bool ok = obj;
 
 	ok = ok && kpc_json_add(obj, "problem", kpc_json_string(r->name));
+	if (r->npd)
+		ok = ok && kpc_json_add(obj, "npd", kpc_json_string(r->npd));
 	ok = ok && kpc_json_add(obj, "kind", json_object_new_string(
 					r->kind == KPC_PROBLEM_CONDITION ? "condition" : "event"));
 	if (r->kind == KPC_PROBLEM_CONDITION)

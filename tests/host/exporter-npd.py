@@ -20,6 +20,7 @@ expositions parse (prometheus_client, promtool), and a bad file (a
 backreference, lookaround, a pattern that does not compile, not JSON, a
 journald plugin) stops the start with FILE:LINE: reason and exit status 2.
 """
+import json
 import os
 import shutil
 import sys
@@ -27,7 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import (REPO, Exporter, F_CONT, Tap, line, parse_metrics,  # noqa: E402
-                     promtool_check, record, run_replay)
+                     problems_schema_errors, promtool_check, record, run_replay)
 from prometheus_client.openmetrics.parser import \
     text_string_to_metric_families as om_families  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
@@ -83,6 +84,7 @@ WANT = {"OOMKilling": 1, "TaskHung": 3, "HungTaskReport": 1, "UnregisterNetDevic
         "KernelOops": 2, "Ext4Error": 1, "Ext4Warning": 1, "IOError": 1,
         "XfsHasShutdown": 1, "MemoryReadError": 1, "DockerHung": 2,
         "FilesystemIsReadOnly": 1}
+REASONS = set(WANT)		# every reason of the file fired
 CONDS = {"KernelDeadlock": "DockerHung", "ReadonlyFilesystem": "FilesystemIsReadOnly",
          "XfsShutdown": "XfsHasShutdown"}
 
@@ -137,6 +139,22 @@ try:
          "... and the OpenMetrics exposition (%r)" % omc)
 except Exception as e:  # noqa: BLE001
     t.ok(False, "the OpenMetrics exposition parses (%s)" % e)
+st, _, body = exp.get("/problems")
+doc = json.loads(body) if st == 200 else {}
+npd = {p["problem"]: p for p in doc.get("problems", []) if p.get("npd") == "kernel-monitor"}
+t.ok({r: p["count"] for r, p in npd.items() if p["count"]} == WANT,
+     "/problems lists each reason with npd and its count (%r)" %
+     {r: p["count"] for r, p in npd.items()})
+t.ok(set(npd) == REASONS and all(p["kind"] == ("condition" if r in CONDS.values() else "event")
+                                 for r, p in npd.items()),
+     "... every reason of the file, seen or not, its kind its first rule's")
+latest = npd.get("IOError", {}).get("series", [{}])[0].get("latest") or {}
+t.ok(latest.get("npd") == "kernel-monitor" and latest.get("labels") == {} and
+     latest.get("record", {}).get("text") == "Buffer I/O error on dev sdb1, ",
+     "its latest hit names the file and the line's first record (%r)" % latest.get("record"))
+why = problems_schema_errors(doc)
+t.ok(not why, "/problems with NPD's reasons is valid against schema/problems.schema.json (%s)"
+     % why)
 t.ok(exp.stop() == 0, "the exporter stops cleanly")
 
 plain = Exporter(path, "--npd-rules", RULES)

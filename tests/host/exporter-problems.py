@@ -30,9 +30,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kpxtest import (REPO, Exporter, F_CONT, Tap, line, parse_metrics,  # noqa: E402
-                     promtool_check, record, run_replay)
+                     problems_schema_errors as schema_errors, promtool_check, record,
+                     run_replay)
 from ssetest import Stream  # noqa: E402
-import jsonschema  # noqa: E402
 from prometheus_client.openmetrics.parser import \
     text_string_to_metric_families  # noqa: E402
 
@@ -146,22 +146,6 @@ def when(seq):
 def get_json(e, p):
     st, _, body = e.get(p)
     return st, json.loads(body)
-
-
-# /problems against its schema.
-with open(os.path.join(REPO, "schema/problems.schema.json")) as f:
-    schema = json.load(f)
-with open(os.path.join(REPO, "schema/record.schema.json")) as f:
-    rec_schema = json.load(f)
-# Debian 12's jsonschema (4.10) resolves the record's $ref with a RefResolver.
-resolver = jsonschema.RefResolver.from_schema(schema, store={
-    "https://kprint.invalid/schema/record.schema.json": rec_schema})
-validator = jsonschema.Draft202012Validator(schema, resolver=resolver)
-
-
-def schema_errors(doc):
-    return ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message)
-            for e in validator.iter_errors(doc)][:3]
 
 
 st, all_p = get_json(exp, "/problems")

@@ -88,6 +88,22 @@ def validate(objs, array=True):
     return p.returncode == 0, p.stdout.decode("utf-8", "replace").strip()
 
 
+def problems_schema_errors(doc):
+    """The first three ways doc (a /problems answer) breaks
+    schema/problems.schema.json; [] when valid."""
+    import jsonschema
+    with open(os.path.join(REPO, "schema/problems.schema.json")) as f:
+        schema = json.load(f)
+    with open(os.path.join(REPO, "schema/record.schema.json")) as f:
+        rec_schema = json.load(f)
+    # Debian 12's jsonschema (4.10) resolves the record's $ref with a RefResolver.
+    resolver = jsonschema.RefResolver.from_schema(schema, store={
+        "https://kprint.invalid/schema/record.schema.json": rec_schema})
+    validator = jsonschema.Draft202012Validator(schema, resolver=resolver)
+    return ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message)
+            for e in validator.iter_errors(doc)][:3]
+
+
 def line(rec, raw=None):
     """One JSON line (bytes); raw maps placeholder text to raw bytes put
     into the line as they are, which JSON itself cannot carry."""

@@ -22,6 +22,7 @@ import time
 import urllib.request
 
 import kpnl
+from kpxtest import problems_schema_errors
 from npdoracle import NpdMonitor
 from lib import PORT, URL, check, get, kmsg_write, wait_for, wait_subscribers
 import provoke as pv
@@ -254,7 +255,8 @@ class Outcome:
         self.text = r.stdout.splitlines()
 
     def entry(self, name):
-        return next((p for p in self.problems["problems"] if p.get("problem") == name), None)
+        return next((p for p in self.problems["problems"]
+                     if p.get("problem") == name and "npd" not in p), None)
 
 
 def verify_problems(out, name, count, labels, attrs, condition=None):
@@ -323,7 +325,8 @@ def verify_hits(out, name, count, labels, attrs):
     """/events and `kprint problems` (live and over the ring): count hits,
     each with the labels and attribution, the same records."""
     evs = [i for i, e in enumerate(out.events)
-           if e.get("event") == "problem" and e["data"].get("problem") == name]
+           if e.get("event") == "problem" and e["data"].get("problem") == name and
+           "npd" not in e["data"]]
     hits = [out.events[i]["data"] for i in evs]
     check(f"{name}: /events sends {count} problem event(s), labels and attribution right",
           len(hits) == count and all(h["labels"] == labels and attrs_ok(h, attrs) for h in hits),
@@ -363,11 +366,13 @@ def verify(out, name, count, labels, attrs, condition=None):
 
 def no_false_positive(out, expected):
     """The run's problems are exactly those caused, as often as the kernel
-    printed them: /problems?seen=1 and every channel."""
+    printed them: /problems?seen=1 and every channel (the catalog's: NPD's
+    rules are verify_npd()'s)."""
     st, seen = problems_page("?seen=1")
-    got = {p["problem"]: p["count"] for p in (seen or {}).get("problems", [])}
+    got = {p["problem"]: p["count"] for p in (seen or {}).get("problems", []) if "npd" not in p}
     check(f"/problems?seen=1 lists exactly {expected}", st == 200 and got == expected, got)
-    for what, hits in (("/events", [e["data"] for e in out.events if e.get("event") == "problem"]),
+    for what, hits in (("/events", [e["data"] for e in out.events
+                                    if e.get("event") == "problem" and "npd" not in e["data"]]),
                        ("kprint problems -f --json", out.cli),
                        ("kprint problems --json", out.dump)):
         n = {}
@@ -386,41 +391,44 @@ def verify_catalog(out):
         check(f"{CATALOG} is there, with its problems", False, e)
         return
     p = out.problems
+    mine = [x for x in p["problems"] if "npd" not in x]
     check(f"/problems: rules {rules}, every rule listed once",
-          p["rules"] == rules and len({x["problem"] for x in p["problems"]}) == rules ==
-          len(p["problems"]), p["rules"])
+          p["rules"] == rules and len({x["problem"] for x in mine}) == rules == len(mine),
+          p["rules"])
     g = [ln for ln in out.om.splitlines() if ln.startswith("kprint_problem_catalog_rules ")]
     check(f"kprint_problem_catalog_rules {rules}", g == [f"kprint_problem_catalog_rules {rules}"], g)
     st, body = problems_page("?bogus=1")
     check("/problems?bogus=1: 400 with a JSON error", st == 400 and body is not None, st)
-    if os.path.exists(SCHEMA):
-        import jsonschema
-        with open(SCHEMA) as f:
-            schema = json.load(f)
-        with open("schema/record.schema.json") as f:
-            record = json.load(f)
-        # The $ref resolves against the schema's $id, as record's own $id.
-        store = {record.get("$id", ""): record,
-                 schema.get("$id", "").rsplit("/", 1)[0] + "/record.schema.json": record}
-        resolver = jsonschema.RefResolver("", schema, store=store)
-        try:
-            jsonschema.validate(p, schema, resolver=resolver)
-            ok, why = True, ""
-        except jsonschema.ValidationError as e:
-            ok, why = False, e.message[:300]
-        check("/problems is valid against " + SCHEMA, ok, why)
+    why = problems_schema_errors(p)
+    check("/problems is valid against " + SCHEMA, not why, why)
 
 
-def verify_npd(out, npd, fired, stale):
+def verify_npd(out, npd, before, fired, stale):
     """NPD's rules on the same lines: kprint_problem_total{npd,problem} as
-    often as NPD matches, its problem_counter, problem_gauge and conditions
-    as NPD sets them; the reasons in fired among the hits, those in stale
-    (a pattern no line of our kernels fits) not."""
+    often as NPD matches, and /problems' entries of the file's reasons; as
+    many /events problem events with "npd" as NPD matches in the run's own
+    lines (before: its hits in the lines before, which the exporter counted
+    when it started, before /events was read), each right after its
+    record; its problem_counter, problem_gauge and conditions as NPD sets
+    them; the reasons in fired among the hits, those in stale (a pattern no
+    line of our kernels fits) not."""
     hits, counter, conds = npd
     src = NpdMonitor(NPD_RULES).source
     got = {s[0]["problem"]: s[1] for s in om_samples(out.om, "kprint_problem_total")
            if s[0].get("npd") == src and s[1]}
     check(f"NPD rules: kprint_problem_total{{npd=\"{src}\"}} {hits}", got == hits, got)
+    listed = {p["problem"]: p["count"] for p in out.problems["problems"]
+              if p.get("npd") == src and p["count"]}
+    check(f"NPD rules: /problems lists them with npd \"{src}\" and these counts", listed == hits,
+          listed)
+    live = {k: v - before.get(k, 0) for k, v in hits.items() if v - before.get(k, 0)}
+    evs = [i for i, e in enumerate(out.events)
+           if e.get("event") == "problem" and e["data"].get("npd") == src]
+    sent = {}
+    for i in evs:
+        sent[out.events[i]["data"]["problem"]] = sent.get(out.events[i]["data"]["problem"], 0) + 1
+    check(f"NPD rules: /events sends {live}, each right after its record",
+          sent == live and all(follows_its_record(out.events, i) for i in evs), sent)
     check(f"NPD rules fire on {sorted(fired)}, not on {sorted(stale)}",
           set(fired) <= set(hits) and not set(stale) & set(hits), sorted(hits))
     ctr = {s[0]["reason"]: s[1] for s in om_samples(out.om, "problem_counter_total") if s[1]}
@@ -460,7 +468,7 @@ def run(test, work, causes, catalog=False, npd_fired=(), npd_stale=(), npd_lookb
     for problem, labels, attrs, condition in caused:
         verify(out, problem, expected.get(problem, 0), labels, attrs, condition)
     no_false_positive(out, expected)
-    verify_npd(out, npd, npd_fired, npd_stale)
+    verify_npd(out, npd, watch.npd_before(), npd_fired, npd_stale)
     if catalog:
         verify_catalog(out)
     watch.close()

@@ -7,9 +7,11 @@
  * and last seen, the /events text, /problems, the kprint_problem_*
  * families with their exemplar, the journal entry of a hit and the
  * journal queue carrying a record's hits; a catalog missing at the
- * default path is none, at a path given is an error.
+ * default path is none, at a path given is an error; an NPD rule file's
+ * hits on the same ways, marked with its source.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -183,6 +185,65 @@ static void test_counts(struct kpx_problems *pr)
 	free(s);
 }
 
+static const char npd_rules[] =
+	"{ \"source\": \"kernel-monitor\",\n"
+	"  \"conditions\": [ { \"type\": \"KernelDeadlock\", \"reason\": \"Fine\" } ],\n"
+	"  \"rules\": [ { \"type\": \"temporary\", \"reason\": \"IOError\",\n"
+	"               \"pattern\": \"Buffer I/O error .*\" },\n"
+	"             { \"type\": \"permanent\", \"condition\": \"KernelDeadlock\",\n"
+	"               \"reason\": \"DockerHung\",\n"
+	"               \"pattern\": \"task docker:\\\\w+ blocked for more than \\\\w+ seconds\\\\.\" } ] }\n";
+
+/*
+ * NPD's rules beside the catalog (no catalog here): a hit is a problem of
+ * the catalog's kind, marked with the file's source on /events, /problems
+ * and in the journal entry, which has no MESSAGE_ID.
+ */
+static void test_npd(const char *path)
+{
+	const char *paths[1] = { path };
+	struct kpx_problems pr;
+	struct kpx_npd npd;
+	static const char text[] = "INFO: task docker:77 blocked for more than 2 seconds.";
+	struct kpc_record r = rec_of(1, "%s", text, text, NULL, NULL);
+	struct kpx_journal_entry e = { 0 };
+	struct kpx_hits *h;
+	char *json;
+
+	r.source = KPRINT_SOURCE_PRINTK;
+	r.nargs = 1;
+	if (!tap_ok(!kpx_problems_init(&pr, "/nonexistent/problems.yaml", false, 2) &&
+		    !kpx_npd_init(&npd, paths, 1, false, false) && !kpx_problems_npd(&pr, &npd) &&
+		    npd.nreasons == 2, "NPD's rules load beside no catalog: 2 reasons"))
+		return;
+	h = kpx_problems_record(&pr, &r, 1);
+	tap_ok(h && h->n == 1 && !strcmp(h->hit[0].rule->name, "DockerHung") &&
+	       !strcmp(h->hit[0].rule->npd, "kernel-monitor") && h->events &&
+	       strstr(h->events, "event: problem\ndata: {\"problem\":\"DockerHung\","
+		      "\"npd\":\"kernel-monitor\",\"kind\":\"condition\",\"condition\":"
+		      "\"KernelDeadlock\",\"labels\":{},\"attribution\":{}"),
+	       "a hit of a permanent rule: its /events text names the file");
+	tap_ok(h && !kpx_journal_problem_build(&e, &r, &h->hit[0]) && !field(&e, "MESSAGE_ID") &&
+	       field_is(&e, "KPRINT_PROBLEM", "DockerHung") &&
+	       field_is(&e, "KPRINT_PROBLEM_NPD", "kernel-monitor") &&
+	       field_is(&e, "KPRINT_PROBLEM_CONDITION", "KernelDeadlock"),
+	       "its journal entry: KPRINT_PROBLEM_NPD, no MESSAGE_ID");
+	kpx_journal_entry_fini(&e);
+	kpx_hits_free(h);
+	json = kpx_problems_json(&pr, true);
+	tap_ok(json && strstr(json, "{\"rules\":0,\"problems\":[{\"problem\":\"DockerHung\","
+			      "\"npd\":\"kernel-monitor\",\"kind\":\"condition\"") &&
+	       !strstr(json, "IOError"), "/problems?seen=1: the reason seen, after no catalog");
+	free(json);
+	json = kpx_problems_json(&pr, false);
+	tap_ok(json && strstr(json, "\"problem\":\"IOError\",\"npd\":\"kernel-monitor\","
+			      "\"kind\":\"event\",\"condition\":null,\"summary\":\"\",\"count\":0"),
+	       "/problems: the reason not seen too, count 0");
+	free(json);
+	kpx_problems_fini(&pr);
+	kpx_npd_fini(&npd);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/test_kpx_problems.XXXXXX";
@@ -205,5 +266,11 @@ int main(void)
 	tap_ok(kpx_problems_init(&pr, path, true, 2) == -ENOENT,
 	       "a path given missing: -ENOENT");
 	kpx_problems_fini(&pr);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (tap_ok(fd >= 0 && write(fd, npd_rules, sizeof(npd_rules) - 1) ==
+		   (ssize_t)sizeof(npd_rules) - 1, "an NPD rule file is written"))
+		test_npd(path);
+	close(fd);
+	unlink(path);
 	return tap_failures ? 1 : 0;
 }
