@@ -358,7 +358,7 @@ char *kpx_problems_json(struct kpx_problems *pr, bool seen_only)
 		fputs(written++ ? "," : "", f);
 		kpx_json_problem(f, kpc_problems_rule(pr->cat, i), &pr->state[i]);
 	}
-	for (unsigned int i = 0; pr->npd_state && i < pr->npd->nreasons; i++) {
+	for (unsigned int i = 0; pr && pr->npd_state && i < pr->npd->nreasons; i++) {
 		if (seen_only && !pr->npd_state[i].count)
 			continue;
 		fputs(written++ ? "," : "", f);
