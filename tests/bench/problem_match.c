@@ -139,13 +139,49 @@ static double kpb_cpu_s(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-int main(int argc, char **argv)
+/*
+ * Match the n records, pass after pass, until want have been: the number
+ * matched, or a negative errno.  Each pass continues the stream: seqs go
+ * on rising by the span the file covers, and a continuation still names
+ * its head, as in a live ring.
+ */
+static int64_t kpb_match(struct kpc_problem_matcher *m, struct kpc_record *recs, size_t n,
+			 uint64_t span, uint64_t want, uint64_t *count)
 {
 	struct kpc_problem_hit hits[KPC_PROBLEM_HITS_MAX];
+	uint64_t done = 0;
+
+	for (uint64_t pass = 0; done < want; pass++) {
+		uint64_t shift = pass ? span : 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct kpc_record *rec = &recs[i];
+			int ret;
+
+			rec->seq += shift;
+			if (rec->continues)
+				rec->continues += shift;
+			ret = kpc_problem_match(m, rec, hits, KPC_PROBLEM_HITS_MAX);
+			if (ret < 0) {
+				fprintf(stderr, "kprint-problem-bench: record %" PRIu64 ": %s\n",
+					rec->seq, strerror(-ret));
+				return ret;
+			}
+			for (int h = 0; h < ret; h++)
+				count[hits[h].rule->index]++;
+		}
+		done += n;
+	}
+	return done;
+}
+
+int main(int argc, char **argv)
+{
 	struct kpc_problem_matcher *m;
 	struct kpc_problems *cat;
 	struct kpc_record *recs = NULL;
-	uint64_t want, done = 0, *count;
+	uint64_t want, *count;
+	int64_t matched;
 	double t0, t1;
 	uint64_t span;
 	size_t n = 0;
@@ -178,34 +214,13 @@ int main(int argc, char **argv)
 		return 1;
 
 	t0 = kpb_cpu_s();
-	for (uint64_t pass = 0; done < want; pass++) {
-		/*
-		 * Each pass continues the stream: seqs go on rising, and a
-		 * continuation still names its head, as in a live ring.
-		 */
-		uint64_t shift = pass ? span : 0;
-
-		for (size_t i = 0; i < n; i++) {
-			struct kpc_record *rec = &recs[i];
-
-			rec->seq += shift;
-			if (rec->continues)
-				rec->continues += shift;
-			ret = kpc_problem_match(m, rec, hits, KPC_PROBLEM_HITS_MAX);
-			if (ret < 0) {
-				fprintf(stderr, "kprint-problem-bench: record %" PRIu64 ": %s\n",
-					rec->seq, strerror(-ret));
-				return 1;
-			}
-			for (int h = 0; h < ret; h++)
-				count[hits[h].rule->index]++;
-		}
-		done += n;
-	}
+	matched = kpb_match(m, recs, n, span, want, count);
 	t1 = kpb_cpu_s();
+	if (matched < 0)
+		return 1;
 
-	printf("{\"records\": %" PRIu64 ", \"distinct\": %zu, \"cpu_s\": %.6f, \"hits\": {",
-	       done, n, t1 - t0);
+	printf("{\"records\": %" PRId64 ", \"distinct\": %zu, \"cpu_s\": %.6f, \"hits\": {",
+	       matched, n, t1 - t0);
 	for (unsigned int i = 0, first = 1; i < kpc_problems_count(cat); i++) {
 		if (!count[i])
 			continue;
