@@ -27,6 +27,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 from kpxtest import line, record, stop_process  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npd  # noqa: E402
 
 BENCH = "/sys/module/kprint_bench/parameters"
 TEST = "/sys/module/kprint_test/parameters"
@@ -673,7 +675,11 @@ def main():
            "env": {"kernel": os.uname().release, "guest_cpus": os.cpu_count()}}
     work = tempfile.mkdtemp(prefix="kprint-bench.")
     only = set(a.only.split(",")) - {""}
-    steps = [("emit", lambda: bench_emit(a, res)),
+    # B11's records of the boot first, before the floods of the other steps
+    # overwrite them in the ring; tests/bench/npd.py measures on the host.
+    steps = [("npd", lambda: npd.save_boot(os.path.join(os.path.dirname(a.out),
+                                                        "npd-boot.jsonl"))),
+             ("emit", lambda: bench_emit(a, res)),
              ("ingest", lambda: bench_ingest(a, res)),
              ("wakeups", lambda: bench_wakeups(a, res)),
              ("http", lambda: bench_http(a, res, work)),

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""tests/bench/report.py [--docs DIR] RAW.json OUT.json OUT.md: the benchmark table.
+"""tests/bench/report.py [--docs DIR] [--extra X.json ...] RAW.json OUT.json OUT.md: the table.
 
 Each ratio's median and spread (min..max) over the repetitions, its target
 and whether the median meets it, and the environment the numbers come
@@ -32,8 +32,8 @@ ROWS = [
     ("B1_bpf", "ns per kprint_info() with the BPF counters attached", "ns per printk()", None, "x"),
     ("B1_noecho", "ns per kprint_info() with the printk echo off (printk=N)", "ns per printk()", None, "x"),
     ("B1_clock", "ns per ktime_get_ns(), the one clock read of each record", "ns per printk()", None, "x"),
-    ("B2", "records/s the exporter receives and indexes", "records/s a bare receiver drains, same socket options and load", (">=", 0.8), "x"),
-    ("B3", "ns of BPF counting per printk message, bridge on: the programs' run time (kernel.bpf_stats_enabled) plus their hooks' (B3_hook_ns each)", "ns per printk()", ("<=", 0.15), "x"),
+    ("B2", "records/s the exporter receives and indexes", "records/s a bare receiver drains, same socket options and load", (">=", 0.9), "x"),
+    ("B3", "ns of BPF counting per printk message, bridge on: the programs' run time (kernel.bpf_stats_enabled) plus their hooks' (B3_hook_ns each)", "ns per printk()", ("<=", 0.10), "x"),
     ("B3_runs", "BPF program runs (hooks) per printk message", "(absolute)", ("<=", 1), ""),
     ("B3_run_time", "of B3, the programs' run time alone", "ns per printk()", None, "x"),
     ("B3_hook_ns", "one hook's own cost: an empty fexit's trampoline, timed on jiffies_to_usecs() with and without", "(absolute)", None, "ns"),
@@ -42,11 +42,22 @@ ROWS = [
     ("B4", "/metrics time with 10,000 formats", "/metrics time with 1,000 formats", ("<=", 12), "x"),
     ("B4_ns_per_series", "render cost per series", "(absolute)", None, "ns"),
     ("B5", "/records?limit=1000 time", "/metrics time with 1,000 formats", ("<=", 3), "x"),
-    ("B6", "exporter wake-ups (voluntary context switches, all threads) per 1,000 records", "(absolute)", ("<=", 10), ""),
+    ("B6", "exporter wake-ups (voluntary context switches, all threads) per 1,000 records", "(absolute)", ("<=", 5), ""),
     ("B6_preempted", "exporter preemptions (involuntary switches) per 1,000 records", "(absolute)", None, ""),
     ("B6_bare", "bare receiver wake-ups per 1,000 records", "(absolute)", None, ""),
-    ("B7", "CPU s per million messages counted per format by kprint", "the same by mtail, one regex per format", ("<=", 0.2), "x"),
+    ("B7", "CPU s per million messages counted per format by kprint", "the same by mtail, one regex per format", ("<=", 0.12), "x"),
+    ("B10", "CPU s per million printk messages, kprint's whole path: the exporter's cgroup (receiving and storing), every kernel thread (the notification worker), the bridge and BPF counter in the printing task (timed, bridge on less off)", "journald (systemd-journald.service's cgroup) reading the same flood from /dev/kmsg and storing it", ("<=", 0.5), "x"),
+    ("B10_journal", "the same with the exporter's --journal, plus the journal namespace kprint's journald storing its records", "journald as in B10, same flood", None, "x"),
+    ("B10_kprint", "of B10, kprint's CPU s per million messages", "(absolute)", None, ""),
+    ("B10_journald", "of B10, journald's CPU s per million messages", "(absolute)", None, ""),
+    ("B11", "CPU s per million records to recognise kernel problems: kprint's catalog matcher (problems/problems.yaml) over decoded records", "the same records' text in mtail running NPD's kernel-monitor.json patterns, one counter per reason (mtail matches lines, not NPD's buffer)", ("<=", 0.1), "x"),
+    ("B11_kprint", "of B11, kprint's CPU s per million records (= CPU µs per record)", "(absolute)", None, ""),
+    ("B11_mtail", "of B11, mtail's CPU s per million records", "(absolute)", None, ""),
 ]
+
+# B8: its p99 at 10,000 records/s, in ms (a smoke run goes slower: no target).
+B8_P99_MS = 20
+B8_RATE = 10000
 
 
 def met(target, value):
@@ -126,12 +137,20 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--started", default="")
     p.add_argument("--docs", help="also keep the table, dated, in this docs directory")
+    p.add_argument("--extra", action="append", default=[],
+                   help="more results measured apart (B11 on the host, B10 in the systemd"
+                   " guest): their ratios and raw measurements join RAW's")
     p.add_argument("raw")
     p.add_argument("json_out")
     p.add_argument("md_out")
     a = p.parse_args()
     with open(a.raw) as f:
         raw = json.load(f)
+    for path in a.extra:
+        with open(path) as f:
+            extra = json.load(f)
+        raw["ratios"].update(extra["ratios"])
+        raw["raw"].update(extra["raw"])
 
     env = dict(raw["env"])
     env.update({"date": a.started, "host_cpu": cpu_model(),
@@ -150,6 +169,11 @@ def main():
                      "samples": vals, "met": met(target, med)})
     out = {"env": env, "results": rows, "latency": raw["raw"].get("latency", {}),
            "raw": raw["raw"]}
+    # B8's target is for the high rate alone (issue 31: 10,000 records/s).
+    if out["latency"].get("high", {}).get("rate") == B8_RATE:
+        L = out["latency"]["high"]
+        L["target"] = "p99 <= %g ms" % B8_P99_MS
+        L["met"] = L["p99_ms"] <= B8_P99_MS
     with open(a.json_out, "w") as f:
         json.dump(out, f, indent=1)
 
@@ -176,8 +200,10 @@ def main():
         if name in lat:
             L = lat[name]
             md.append("| B8 | kprint_info() to visible in /records, %s rate (%s records/s) "
-                      "| (absolute, %d probes) | p50 %.2f ms | p99 %.2f ms | - | - |"
-                      % (name, L["rate"] or "idle", L["probes"], L["p50_ms"], L["p99_ms"]))
+                      "| (absolute, %d probes) | p50 %.2f ms | p99 %.2f ms | %s | %s |"
+                      % (name, L["rate"] or "idle", L["probes"], L["p50_ms"], L["p99_ms"],
+                         L.get("target", "-"),
+                         {True: "yes", False: "**no**", None: "-"}[L.get("met")]))
     md.append("")
     md = "\n".join(md)
     with open(a.md_out, "w") as f:
