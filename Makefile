@@ -14,7 +14,7 @@
 #   make generate regenerate the wire-format code from schema/kprint.yaml
 #                 (the UAPI header, kernel/kprint_genl.[ch], libkpc's tables)
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS=N each (default 60)
-#   make bench    the benchmarks (tests/bench/): one guest boot, every ratio
+#   make bench    the benchmarks (tests/bench/): two guest boots, every ratio
 #                 against its baseline, .output/bench/results.{json,md};
 #                 BENCH_ARGS=--smoke for a quick run that only checks the suite
 #   make deb      the Debian packages kprint and kprint-dkms (debian/) in
