@@ -25,7 +25,7 @@ sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from kpnl import K, nla, nla_nest, nla_str, nla_u32, nla_u64  # noqa: E402
 from lib import (check, finish, json_lines, kmsg_records, kmsg_write,  # noqa: E402
-                 load_test_module, wait_for, wait_subscribers, write_param)
+                 load_test_module, reload_kprint, wait_for, wait_subscribers, write_param)
 
 kpnl._U64.add("FILTERED")
 F = lambda name: K["KPRINT_FILTER_A_" + name]  # noqa: E731
@@ -245,4 +245,68 @@ try:
     check(f"after {len(more)} sockets closed, subscribing works again", True)
 except kpnl.NetlinkError as e:
     check(f"after {len(more)} sockets closed, subscribing works again", False, str(e))
+g.close()
+
+r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--",
+                    "kprint", "monitor", "--level", "err+", "--count", "1"],
+                   capture_output=True, text=True, timeout=30)
+check("an unprivileged filtered subscribe is refused: CAP_SYS_ADMIN",
+      r.returncode != 0 and "CAP_SYS_ADMIN" in r.stderr, r.stderr.strip()[:200])
+
+# An overrun stays an overrun: a subscriber too slow for its own records
+# gets ENOBUFS, and the records lost show as a gap the filtered counts do
+# not cover.
+slow = kpnl.Genl(rcvbuf=4096)
+payload, pred = FILTERS["kprint_test's flood, warn and detected formats"]
+start, got = subscribe(slow, payload)
+write_param("flood", 3000)
+# Read what was queued: the overrun shows, and the socket is drained.
+slow.sock.setblocking(False)
+enobufs = False
+while True:
+    try:
+        got += next(slow.notifications())
+    except OSError as e:
+        if e.errno == errno.ENOBUFS:
+            enobufs = True
+            continue
+        if e.errno == errno.EAGAIN:
+            break
+        raise
+# Sent once the socket has room again.
+mark = ctl.emit(3, "filtered test: after the overrun")
+write_param("flood", 1)
+slow.sock.settimeout(30)
+try:
+    while not any(r["seq"] > mark for r in got):
+        got += next(slow.notifications())
+except socket.timeout:
+    check("the slow filtered subscriber got the record after the flood", False, f"{len(got)} records")
+prev, holes = start, 0
+for r in got:
+    holes += r["seq"] - r["filtered"] != prev
+    prev = r["seq"] + 1
+check("a filtered subscriber that overran gets ENOBUFS on its socket", enobufs)
+check(f"what it lost shows as gaps ({holes}), its records all match ({len(got)} of 3001)",
+      holes > 0 and len(got) < 3001 and all(pred(r) for r in got))
+slow.close()
+
+# kprint.ko reloaded under a filtered kprint monitor: it subscribes again.
+cli = subprocess.Popen(["kprint", "monitor", "--json", "--level", "err+", "--source", "kprint"],
+                       stdout=open(cli_out, "w"), stderr=subprocess.PIPE, text=True)
+ready.clear()
+wait_for("the second kprint monitor got a first record", cli_ready)
+ctl.close()
+reload_kprint()
+ctl = kpnl.Genl()
+ready.clear()
+wait_for("after kprint.ko's reload, the filtered monitor gets records again", cli_ready)
+cli.send_signal(signal.SIGINT)
+_, cli_err = cli.communicate(timeout=30)
+shown = json_lines(cli_out)
+check("after the reload, still only err+ of kprint",
+      all(r["level_num"] <= 3 and r["source"] == "kprint" for r in shown if "seq" in r))
+check("kprint monitor said kprint.ko was unloaded and loaded again, and nothing else failed",
+      cli.returncode == 0 and "unloaded" in cli_err, cli_err[:300])
 finish()
