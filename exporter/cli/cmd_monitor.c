@@ -59,9 +59,9 @@ static int kprint_monitor_one(uint32_t mask)
 }
 
 /*
- * What of the --level, --source, --class, --module and --subsystem filter
- * kprint.ko can apply itself (kernel-side, per subscriber): a flood of
- * records nobody asked for then never reaches us.  It takes a superset:
+ * What of the --level, --source, --class, --module, --subsystem and
+ * --format-id filter kprint.ko can apply itself (kernel-side, per
+ * subscriber): a flood of records nobody asked for then never reaches us.  It takes a superset:
  * "debug,err+" is sent as "debug or more severe", and the filter of
  * kprint_out_record() still decides, as it must for what a resync reads
  * from the ring.  --device stays ours alone.  With --until the filter
@@ -78,11 +78,13 @@ static bool kprint_monitor_kfilter(const struct kprint_opts *o,
 	kf->class = kprint_monitor_one(f->classes);
 	kf->module = f->module && *f->module ? f->module : NULL;
 	kf->subsystem = f->subsystem && *f->subsystem ? f->subsystem : NULL;
-	kf->nr_ids = 0;
+	kf->nr_ids = f->nr_format_ids;
+	kf->format_ids = f->format_ids;
 	if (o->until)
 		return false;
 	return (kf->level >= 0 && kf->level < KPRINT_LEVEL_MAX) ||
-	       kf->source >= 0 || kf->class >= 0 || kf->module || kf->subsystem;
+	       kf->source >= 0 || kf->class >= 0 || kf->module || kf->subsystem ||
+	       kf->nr_ids;
 }
 
 int kprint_cmd_monitor(struct kprint_opts *o, int argc, char **argv)
