@@ -25,7 +25,8 @@ sys.path.insert(0, "tests/lib")
 import kpnl  # noqa: E402
 from kpnl import K, nla, nla_nest, nla_str, nla_u32, nla_u64  # noqa: E402
 from lib import (check, finish, json_lines, kmsg_records, kmsg_write,  # noqa: E402
-                 load_test_module, reload_kprint, wait_for, wait_subscribers, write_param)
+                 load_test_module, reload_kprint, subscribers, wait_for, wait_subscribers,
+                 write_param)
 
 kpnl._U64.add("FILTERED")
 F = lambda name: K["KPRINT_FILTER_A_" + name]  # noqa: E731
@@ -96,6 +97,28 @@ def cli_ready():
 
 wait_for("kprint monitor got a first record", cli_ready)
 first_seq = ready[-1][0]
+
+# And one with the second filter, --module and --format-id.
+cli2_out = os.path.join(os.environ.get("WORK", "/tmp"), "filtered-cli2.json")
+cli2 = subprocess.Popen(["kprint", "monitor", "-v", "--json", "--module", "kprint_test"] +
+                        [a for f in (FLOOD_FMT, "kprint_test warn %X", "kprint_test detected %*d")
+                         for a in ("--format-id", "%016x" % kpnl.fnv1a64(f.encode()))],
+                        stdout=open(cli2_out, "w"), stderr=subprocess.PIPE, text=True)
+ready2 = []
+
+
+def cli2_ready():
+    if not ready2 or time.monotonic() - ready2[-1] > 0.5:
+        write_param("flood", 1)
+        ready2.append(time.monotonic())
+    return any("seq" in r for r in json_lines(cli2_out))
+
+
+wait_for("kprint monitor --module --format-id got a first record", cli2_ready)
+first2 = max(r["seq"] for r in json_lines(cli2_out) if "seq" in r)
+# Both are kernel-filtered: neither joined the group, only `unf` did.
+check("the filtered kprint monitors did not join the records group",
+      subscribers(unf.groups["records"]) == 1, f"{subscribers(unf.groups['records'])} members")
 
 # The burst.
 kmsg_write("filtered test: burst begins", 6)
@@ -190,6 +213,19 @@ want = [r["seq"] for r in subs["err+ of kprint"]["recs"] if first_seq < r["seq"]
 check(f"kprint monitor --level err+ --source kprint: the same {len(want)} records", shown == want,
       f"got {len(shown)}, want {len(want)}")
 check("kprint monitor reported no gap, loss or overrun", cli_err.strip() == "", cli_err[:300])
+
+wait_for("kprint monitor --module --format-id showed marker B",
+         lambda: any(r.get("seq") == mark_b for r in json_lines(cli2_out)))
+cli2.send_signal(signal.SIGINT)
+_, cli2_err = cli2.communicate(timeout=30)
+pred_b = FILTERS["kprint_test's flood, warn and detected formats"][1]
+shown = [r["seq"] for r in json_lines(cli2_out) if "seq" in r and first2 < r["seq"] <= mark_b]
+want = [r["seq"] for r in subs["kprint_test's flood, warn and detected formats"]["recs"]
+        if first2 < r["seq"] <= mark_b]
+check(f"kprint monitor --module kprint_test --format-id x3: the same {len(want)} records",
+      shown == want, f"got {len(shown)}, want {len(want)}")
+check("kprint monitor --module --format-id reported no gap, loss or overrun",
+      cli2_err.strip() == "", cli2_err[:300])
 
 # The kernel did the filtering: nothing that does not match reached the CLI.
 check("kprint monitor: every record shown is err+ of kprint",
