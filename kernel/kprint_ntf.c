@@ -58,8 +58,8 @@ static unsigned long kprint_ntf_pending;
  * A filtered subscriber: a socket that asked, with KPRINT_CMD_SUBSCRIBE,
  * for the records its filter matches.
  *
- * Linux 6.1 has no netlink_broadcast_filtered() (removed in 5.x, back in
- * 6.12 with genlmsg_multicast_netns_filtered()), and a filtered broadcast
+ * Linux 6.1 has no netlink_broadcast_filtered() (6.12 has it, used by
+ * genlmsg_multicast_netns_filtered()), and a filtered broadcast
  * would still build every message and run every subscriber's filter in the
  * broadcast itself.  So, as taskstats does for its per-CPU listeners, each
  * filtered subscriber is registered by its port id and sent its own
