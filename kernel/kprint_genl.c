@@ -100,6 +100,20 @@ const struct nla_policy kprint_nl_emit_record_policy[KPRINT_RECORD_A_MAX + 1] = 
 		.type = NLA_REJECT,
 		.reject_message = "printk's seq is set by the kernel",
 	},
+	[KPRINT_RECORD_A_FILTERED] = {
+		.type = NLA_REJECT,
+		.reject_message = "filtered is set by the kernel",
+	},
+};
+
+/* Nest filter */
+const struct nla_policy kprint_nl_filter_policy[KPRINT_FILTER_A_MAX + 1] = {
+	[KPRINT_FILTER_A_LEVEL] = NLA_POLICY_MAX(NLA_U32, KPRINT_LEVEL_MAX),
+	[KPRINT_FILTER_A_SOURCE] = NLA_POLICY_MAX(NLA_U32, KPRINT_SOURCE_MAX),
+	[KPRINT_FILTER_A_CLASS] = NLA_POLICY_MAX(NLA_U32, KPRINT_CLASS_MAX),
+	[KPRINT_FILTER_A_MODULE] = { .type = NLA_NUL_STRING, .len = 63, },
+	[KPRINT_FILTER_A_SUBSYSTEM] = { .type = NLA_NUL_STRING, .len = 63, },
+	[KPRINT_FILTER_A_FORMAT_ID] = { .type = NLA_U64, },
 };
 
 /* KPRINT_CMD_RECORD_GET - dump */
@@ -116,8 +130,13 @@ static const struct nla_policy kprint_nl_emit_policy[KPRINT_A_MAX + 1] = {
 	[KPRINT_A_RECORD] = NLA_POLICY_NESTED(kprint_nl_emit_record_policy),
 };
 
+/* KPRINT_CMD_SUBSCRIBE - do */
+static const struct nla_policy kprint_nl_subscribe_policy[KPRINT_A_MAX + 1] = {
+	[KPRINT_A_FILTER] = NLA_POLICY_NESTED(kprint_nl_filter_policy),
+};
+
 /* Ops table for kprint */
-const struct genl_ops kprint_nl_ops[3] = {
+const struct genl_ops kprint_nl_ops[4] = {
 	{
 		.cmd		= KPRINT_CMD_RECORD_GET,
 		.start		= kprint_nl_record_get_start,
@@ -137,6 +156,12 @@ const struct genl_ops kprint_nl_ops[3] = {
 		.policy		= kprint_nl_emit_policy,
 		.maxattr	= ARRAY_SIZE(kprint_nl_emit_policy) - 1,
 		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= KPRINT_CMD_SUBSCRIBE,
+		.doit		= kprint_nl_subscribe_doit,
+		.policy		= kprint_nl_subscribe_policy,
+		.maxattr	= ARRAY_SIZE(kprint_nl_subscribe_policy) - 1,
 	},
 };
 

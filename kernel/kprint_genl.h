@@ -19,6 +19,7 @@ int kprint_nl_record_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb);
 int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info);
+int kprint_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	KPRINT_NLGRP_RECORDS,
@@ -27,9 +28,11 @@ enum {
 /* Nested policies, for handlers that parse a nest themselves. */
 extern const struct nla_policy
 kprint_nl_emit_record_policy[KPRINT_RECORD_A_MAX + 1];
+extern const struct nla_policy
+kprint_nl_filter_policy[KPRINT_FILTER_A_MAX + 1];
 
 /* The family (kprint_netlink.c) registers these. */
-extern const struct genl_ops kprint_nl_ops[3];
+extern const struct genl_ops kprint_nl_ops[4];
 extern const struct genl_multicast_group kprint_nl_mcgrps[1];
 
 /*
@@ -64,7 +67,8 @@ static inline size_t kprint_record_nest_max_size(void)
 	       nla_total_size(47 + 1) +				/* device */
 	       nla_total_size(sizeof(u32)) +			/* facility */
 	       nla_total_size_64bit(sizeof(u64)) +		/* continues */
-	       nla_total_size_64bit(sizeof(u64));		/* printk_seq */
+	       nla_total_size_64bit(sizeof(u64)) +		/* printk_seq */
+	       nla_total_size_64bit(sizeof(u64));		/* filtered */
 }
 
 /* The nest and its single scalars, without strings and repeats. */
@@ -85,7 +89,28 @@ static inline size_t kprint_record_nest_scalars_size(void)
 	       nla_total_size(sizeof(u32)) +		/* source */
 	       nla_total_size(sizeof(u32)) +		/* facility */
 	       nla_total_size_64bit(sizeof(u64)) +	/* continues */
-	       nla_total_size_64bit(sizeof(u64));	/* printk_seq */
+	       nla_total_size_64bit(sizeof(u64)) +	/* printk_seq */
+	       nla_total_size_64bit(sizeof(u64));	/* filtered */
+}
+
+static inline size_t kprint_filter_nest_max_size(void)
+{
+	return nla_total_size(0) +					/* the nest */
+	       nla_total_size(sizeof(u32)) +				/* level */
+	       nla_total_size(sizeof(u32)) +				/* source */
+	       nla_total_size(sizeof(u32)) +				/* class */
+	       nla_total_size(63 + 1) +					/* module */
+	       nla_total_size(63 + 1) +					/* subsystem */
+	       KPRINT_FORMAT_IDS_MAX * nla_total_size(sizeof(u64));	/* format_id */
+}
+
+/* The nest and its single scalars, without strings and repeats. */
+static inline size_t kprint_filter_nest_scalars_size(void)
+{
+	return nla_total_size(0) +		/* the nest */
+	       nla_total_size(sizeof(u32)) +	/* level */
+	       nla_total_size(sizeof(u32)) +	/* source */
+	       nla_total_size(sizeof(u32));	/* class */
 }
 
 static inline size_t kprint_stats_nest_max_size(void)
@@ -125,6 +150,12 @@ static inline size_t kprint_nl_stats_get_reply_size(void)
 
 /* Payload of a KPRINT_CMD_EMIT reply. */
 static inline size_t kprint_nl_emit_reply_size(void)
+{
+	return nla_total_size_64bit(sizeof(u64));	/* seq */
+}
+
+/* Payload of a KPRINT_CMD_SUBSCRIBE reply. */
+static inline size_t kprint_nl_subscribe_reply_size(void)
 {
 	return nla_total_size_64bit(sizeof(u64));	/* seq */
 }

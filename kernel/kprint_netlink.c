@@ -4,8 +4,9 @@
  *
  * The handlers named by the operations table in kprint_genl.c, and the
  * family built from that table.  Dumps read the ring from a cursor kept in
- * the netlink callback; the multicast group is fed by the notification
- * worker (kprint_ntf.c), started and stopped with the family.
+ * the netlink callback; the multicast group and the filtered subscribers
+ * (KPRINT_CMD_SUBSCRIBE) are fed by the notification worker
+ * (kprint_ntf.c), started and stopped with the family.
  */
 
 #include <linux/capability.h>
@@ -21,6 +22,7 @@
 #include "kprint_genl.h"
 #include "kprint_netlink.h"
 #include "kprint_nl_fill.h"
+#include "kprint_nl_filter.h"
 #include "kprint_ntf.h"
 #include "kprint_ratelimit.h"
 #include "kprint_render.h"
@@ -355,6 +357,135 @@ err_free_msg:
 	return err;
 }
 
+/* KPRINT_CMD_SUBSCRIBE */
+
+/*
+ * An empty name would match only records without one, which is never what
+ * was meant: it is refused.  True if @attr is there and empty.
+ */
+static bool kprint_nl_filter_empty(const struct nlattr *attr)
+{
+	return attr && (nla_len(attr) < 1 || !*(const char *)nla_data(attr));
+}
+
+/*
+ * A filter from its KPRINT_A_FILTER nest; attributes left out match every
+ * record.  The policy (kprint_nl_filter_policy, from the spec) refuses
+ * unknown attributes, out-of-range levels, sources and classes and
+ * over-long strings, each with its extack message; what a policy cannot
+ * say (an empty name, too many format ids) is refused here in the same
+ * manner.  Returns 0 or -EINVAL.
+ */
+static int kprint_nl_filter_parse(struct kprint_nl_filter *f,
+			   const struct nlattr *nest,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[KPRINT_FILTER_A_MAX + 1];
+	const struct nlattr *attr;
+	int err, rem;
+
+	err = nla_parse_nested(tb, KPRINT_FILTER_A_MAX, nest,
+			       kprint_nl_filter_policy, extack);
+	if (err)
+		return err;
+
+	memset(f, 0, sizeof(*f));
+	f->level = tb[KPRINT_FILTER_A_LEVEL] ?
+		   nla_get_u32(tb[KPRINT_FILTER_A_LEVEL]) : KPRINT_LEVEL_MAX;
+	f->source = tb[KPRINT_FILTER_A_SOURCE] ?
+		    nla_get_u32(tb[KPRINT_FILTER_A_SOURCE]) : -1;
+	f->class = tb[KPRINT_FILTER_A_CLASS] ?
+		   nla_get_u32(tb[KPRINT_FILTER_A_CLASS]) : -1;
+
+	if (kprint_nl_filter_empty(tb[KPRINT_FILTER_A_MODULE])) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KPRINT_FILTER_A_MODULE],
+				    "empty module: leave it out to match every module");
+		return -EINVAL;
+	}
+	if (kprint_nl_filter_empty(tb[KPRINT_FILTER_A_SUBSYSTEM])) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KPRINT_FILTER_A_SUBSYSTEM],
+				    "empty subsystem: leave it out to match every subsystem");
+		return -EINVAL;
+	}
+	if (tb[KPRINT_FILTER_A_MODULE])
+		nla_strscpy(f->module, tb[KPRINT_FILTER_A_MODULE],
+			    sizeof(f->module));
+	if (tb[KPRINT_FILTER_A_SUBSYSTEM])
+		nla_strscpy(f->subsystem, tb[KPRINT_FILTER_A_SUBSYSTEM],
+			    sizeof(f->subsystem));
+
+	/* nla_parse keeps only the last FORMAT_ID; walk the nest for all. */
+	nla_for_each_nested(attr, nest, rem) {
+		if (nla_type(attr) != KPRINT_FILTER_A_FORMAT_ID)
+			continue;
+		if (f->nr_ids == KPRINT_FORMAT_IDS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "more than KPRINT_FORMAT_IDS_MAX format ids");
+			return -EINVAL;
+		}
+		f->ids[f->nr_ids++] = nla_get_u64(attr);
+	}
+	return 0;
+}
+
+
+/*
+ * The subscriber is the socket that sends the request: its records come
+ * by unicast to the request's port id (kprint_ntf.c says why), and what it
+ * may receive is what joining the group needs, CAP_SYS_ADMIN.
+ */
+int kprint_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kprint_nl_filter filter;
+	struct sk_buff *msg;
+	void *hdr;
+	u64 from;
+	int err;
+
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		GENL_SET_ERR_MSG(info,
+				 "subscribing needs CAP_SYS_ADMIN, as joining the records group does");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, KPRINT_A_FILTER)) {
+		GENL_SET_ERR_MSG(info, "missing KPRINT_A_FILTER");
+		return -EINVAL;
+	}
+	err = kprint_nl_filter_parse(&filter, info->attrs[KPRINT_A_FILTER],
+				     info->extack);
+	if (err)
+		return err;
+
+	msg = genlmsg_new(kprint_nl_subscribe_reply_size(), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0,
+				KPRINT_CMD_SUBSCRIBE);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free;
+	}
+
+	err = kprint_ntf_subscribe(info->snd_portid, &filter, &from,
+				   info->extack);
+	if (err)
+		goto err_free;
+	/*
+	 * Room was allocated for it; a subscriber without the reply still
+	 * gets its records and learns their start from the first one.
+	 */
+	if (nla_put_u64_64bit(msg, KPRINT_A_SEQ, from, KPRINT_A_PAD)) {
+		err = -EMSGSIZE;
+		goto err_free;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return err;
+}
+
 /* Family */
 
 static struct genl_family kprint_nl_family __ro_after_init = {
@@ -389,7 +520,12 @@ int kprint_nl_init(void)
 		return err;
 	}
 
-	kprint_ntf_start(&kprint_ring, &kprint_nl_family);
+	err = kprint_ntf_start(&kprint_ring, &kprint_nl_family);
+	if (err) {
+		genl_unregister_family(&kprint_nl_family);
+		kprint_nl_fill_exit();
+		return err;
+	}
 	return 0;
 }
 

@@ -114,11 +114,14 @@ static size_t kprint_nl_record_size(const struct kprint_rec *rec)
 
 /*
  * A record as a KPRINT_A_RECORD nest, its attributes in one fixed order: the
- * strings in storage order, with LINE after FILE and FORMAT_ID after FORMAT.
- * Returns 0, or -EMSGSIZE with @skb left as it was.
+ * strings in storage order, with LINE after FILE and FORMAT_ID after FORMAT;
+ * FILTERED last, only for a filtered subscriber (@filtered not NULL), so
+ * that the group's messages stay what they always were.  Returns 0, or
+ * -EMSGSIZE with @skb left as it was.
  */
 static int kprint_nl_record_fill(struct sk_buff *skb,
-				 const struct kprint_rec *rec)
+				 const struct kprint_rec *rec,
+				 const u64 *filtered)
 {
 	struct kprint_rec_iter it;
 	struct nlattr *nest;
@@ -165,6 +168,10 @@ static int kprint_nl_record_fill(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_PRINTK_SEQ, rec->printk_seq,
 			      KPRINT_RECORD_A_PAD))
 		goto cancel;
+	if (filtered &&
+	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_FILTERED, *filtered,
+			      KPRINT_RECORD_A_PAD))
+		goto cancel;
 
 	nla_nest_end(skb, nest);
 	return 0;
@@ -195,11 +202,95 @@ int kprint_nl_fill_one(const struct kprint_rec *rec, void *arg)
 		rec = kprint_nl_expand(rec);
 	if (f->skb &&
 	    (kprint_nl_record_size(rec) > skb_tailroom(f->skb) ||
-	     kprint_nl_record_fill(f->skb, rec))) {
+	     kprint_nl_record_fill(f->skb, rec, NULL))) {
 		f->full = true;
 		return KPRINT_RING_STOP;
 	}
 	f->n++;
+	return KPRINT_RING_NEXT;
+}
+
+/* Does @t take @rec in this pass? */
+static bool kprint_nl_target_wants(const struct kprint_nl_target *t,
+				   const struct kprint_rec *rec)
+{
+	if (rec->rflags & KPRINT_REC_NO_NTF)
+		return false;
+	if (!t->filter)
+		return true;
+	return rec->seq >= t->from && kprint_nl_filter_match(t->filter, rec);
+}
+
+/*
+ * Keep a filtered subscriber's count of refused records honest: it is the
+ * run of records its filter refused right before the next one it is sent.
+ * A hole (records overwritten before the worker read them) or a record
+ * sent to nobody (KPRINT_REC_NO_NTF) ends the run, so the subscriber sees
+ * those as the gap they are.
+ */
+static void kprint_nl_target_take(struct kprint_nl_target *t,
+				  const struct kprint_rec *rec,
+				  const struct kprint_rec *out, bool wants)
+{
+	if (t->filter) {
+		if (rec->seq < t->from)
+			return;
+		if (rec->seq != t->next || (rec->rflags & KPRINT_REC_NO_NTF))
+			t->filtered = 0;
+		t->next = rec->seq + 1;
+		if (!wants) {
+			if (!(rec->rflags & KPRINT_REC_NO_NTF))
+				t->filtered++;
+			return;
+		}
+	} else if (!wants) {
+		return;
+	}
+	/* Sized beforehand: a failure here would be a bug, seen as a gap. */
+	if (!WARN_ON_ONCE(kprint_nl_record_fill(t->skb, out, t->filter ?
+						&t->filtered : NULL)))
+		t->n++;
+	t->filtered = 0;
+}
+
+/**
+ * kprint_nl_fanout_one() - a kprint_ring_read_fn that fills each target's
+ * message with the records it wants
+ * @rec: the record the ring hands out
+ * @arg: a struct kprint_nl_fanout
+ *
+ * A record is taken by every target at once or by none: if it does not fit
+ * one target's message, the read stops before it and the next pass starts
+ * with it, so every target sees every record in order.
+ *
+ * Context: Under the ring lock with interrupts off: matching and copying.
+ * Return: KPRINT_RING_NEXT, or KPRINT_RING_STOP when a message is full.
+ */
+int kprint_nl_fanout_one(const struct kprint_rec *rec, void *arg)
+{
+	struct kprint_nl_fanout *fo = arg;
+	const struct kprint_rec *out = rec;
+	bool wants[KPRINT_NL_TARGETS_MAX];
+	size_t size = 0;
+	unsigned int i;
+
+	for (i = 0; i < fo->nr; i++) {
+		wants[i] = kprint_nl_target_wants(fo->t[i], rec);
+		if (!wants[i])
+			continue;
+		if (!size) {
+			if (rec->rflags & KPRINT_REC_DEFERRED)
+				out = kprint_nl_expand(rec);
+			size = kprint_nl_record_size(out);
+		}
+		if (size > skb_tailroom(fo->t[i]->skb)) {
+			fo->full = true;
+			return KPRINT_RING_STOP;
+		}
+	}
+	for (i = 0; i < fo->nr; i++)
+		kprint_nl_target_take(fo->t[i], rec, out, wants[i]);
+	fo->n++;
 	return KPRINT_RING_NEXT;
 }
 

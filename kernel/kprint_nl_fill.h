@@ -9,6 +9,7 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
+#include "kprint_nl_filter.h"
 #include "kprint_record.h"
 #include "kprint_stats.h"
 
@@ -29,6 +30,46 @@ struct kprint_nl_fill {
 	bool ntf;
 	bool full;
 };
+
+/* The multicast group and every filtered subscriber. */
+#define KPRINT_NL_SUBS_MAX	32
+#define KPRINT_NL_TARGETS_MAX	(KPRINT_NL_SUBS_MAX + 1)
+
+/**
+ * struct kprint_nl_target - where one pass of the notification worker sends
+ * @skb: the message being filled
+ * @filter: a filtered subscriber's filter; NULL for the multicast group,
+ *	    which gets every record
+ * @from: a filtered subscriber gets no record older than this (its start)
+ * @next: the seq after the last record a pass looked at for it
+ * @filtered: records its filter refused since the last one it was sent,
+ *	      all consecutive and right before @next
+ * @n: records added to @skb
+ */
+struct kprint_nl_target {
+	struct sk_buff *skb;
+	const struct kprint_nl_filter *filter;
+	u64 from;
+	u64 next;
+	u64 filtered;
+	unsigned int n;
+};
+
+/**
+ * struct kprint_nl_fanout - one pass over the ring into several messages
+ * @t: the targets, @nr of them (at most KPRINT_NL_TARGETS_MAX)
+ * @nr: how many
+ * @n: records consumed from the ring
+ * @full: stopped because the next record did not fit a target's message
+ */
+struct kprint_nl_fanout {
+	struct kprint_nl_target **t;
+	unsigned int nr;
+	unsigned int n;
+	bool full;
+};
+
+int kprint_nl_fanout_one(const struct kprint_rec *rec, void *arg);
 
 int kprint_nl_fill_init(void);
 void kprint_nl_fill_exit(void);

@@ -2,8 +2,8 @@
 /*
  * kprint: the notification worker.
  *
- * The "records" multicast group is fed by a work item that drains the ring
- * from the ring's own notification cursor.  Emitters never build messages:
+ * The "records" multicast group, and every filtered subscriber, are fed by
+ * a work item that drains the ring from the ring's own notification cursor.  Emitters never build messages:
  * they may run in hard interrupt context, and most of the time nobody
  * listens.  They only ask whether anybody does (kprint_ntf_wanted()) and,
  * after storing, kick the worker (kprint_ntf_kick()).
@@ -15,9 +15,15 @@
 
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 
 #include "kprint_genl.h"
 #include "kprint_nl_fill.h"
@@ -47,6 +53,34 @@ static DECLARE_WORK(kprint_ntf_work, kprint_ntf_work_fn);
  * self-interrupt while the worker was still on its way.
  */
 static unsigned long kprint_ntf_pending;
+
+/*
+ * A filtered subscriber: a socket that asked, with KPRINT_CMD_SUBSCRIBE,
+ * for the records its filter matches.
+ *
+ * Linux 6.1 has no netlink_broadcast_filtered() (6.12 has it, used by
+ * genlmsg_multicast_netns_filtered()), and a filtered broadcast
+ * would still build every message and run every subscriber's filter in the
+ * broadcast itself.  So, as taskstats does for its per-CPU listeners, each
+ * filtered subscriber is registered by its port id and sent its own
+ * messages by unicast: the same code on 6.1, 6.12 and 6.1-rt, a subscriber
+ * that wants nothing of a flood gets no message (no wake-up), and an
+ * overrun is the usual ENOBUFS on its socket (netlink_unicast() marks it,
+ * as a multicast does).  The registration ends when the socket is closed
+ * (NETLINK_URELEASE), or when a send finds the port gone.
+ */
+struct kprint_ntf_sub {
+	struct list_head node;
+	u32 portid;
+	struct kprint_nl_filter filter;
+	struct kprint_nl_target t;
+};
+
+/* Held by the worker for a whole run, and to change the list. */
+static DEFINE_MUTEX(kprint_ntf_subs_lock);
+static LIST_HEAD(kprint_ntf_subs);
+/* Read by emitters in any context, to know that somebody listens. */
+static atomic_t kprint_ntf_nr_subs = ATOMIC_INIT(0);
 
 static bool kprint_ntf_is_enabled(void)
 {
@@ -81,13 +115,16 @@ static struct irq_work kprint_ntf_irq_work =
  * kprint_ntf_wanted() - does anybody listen to the records group?
  *
  * Context: Any context.
- * Return: true if a record stored now should be multicast.  Records stored
+ * Return: true if a record stored now should be multicast or sent to a
+ * filtered subscriber.  Records stored
  * while this is false never are, so a subscriber only receives records
  * stored after it joined.
  */
 bool kprint_ntf_wanted(void)
 {
-	return kprint_ntf_is_enabled() && kprint_ntf_listeners() > 0;
+	return kprint_ntf_is_enabled() &&
+	       (atomic_read(&kprint_ntf_nr_subs) > 0 ||
+		kprint_ntf_listeners() > 0);
 }
 
 /**
@@ -127,6 +164,118 @@ static size_t kprint_ntf_payload(void)
 	return max_t(size_t, KPRINT_NTF_PAYLOAD, kprint_nl_record_max());
 }
 
+static void kprint_ntf_sub_free(struct kprint_ntf_sub *sub)
+{
+	list_del(&sub->node);
+	atomic_dec(&kprint_ntf_nr_subs);
+	kfree(sub);
+}
+
+static struct sk_buff *kprint_ntf_msg_new(void)
+{
+	struct sk_buff *skb;
+
+	skb = genlmsg_new(kprint_ntf_payload(), GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	if (!genlmsg_put(skb, 0, 0, kprint_ntf_family, 0,
+			 KPRINT_CMD_RECORD_NTF)) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/*
+ * -ESRCH: nobody took it, e.g. the only subscriber's buffer was full; that
+ * subscriber gets ENOBUFS on its socket, the usual netlink signal to
+ * resynchronise.  The send itself did not fail.
+ */
+static void kprint_ntf_send_group(struct kprint_nl_target *t)
+{
+	int err;
+
+	if (!t->n) {
+		nlmsg_free(t->skb);
+		return;
+	}
+	nlmsg_end(t->skb, nlmsg_hdr(t->skb));
+	err = genlmsg_multicast(kprint_ntf_family, t->skb, 0,
+				KPRINT_NLGRP_RECORDS, GFP_KERNEL);
+	if (!err || err == -ESRCH)
+		kprint_ntf_count(t->n, 0);
+	else
+		kprint_ntf_count(0, t->n);
+}
+
+/*
+ * -EAGAIN: the subscriber's buffer was full, and it gets ENOBUFS.
+ * -ECONNREFUSED: its socket is gone; NETLINK_URELEASE may not have run yet.
+ */
+static void kprint_ntf_send_sub(struct kprint_ntf_sub *sub)
+{
+	int err;
+
+	if (!sub->t.skb)
+		return;
+	if (!sub->t.n) {
+		nlmsg_free(sub->t.skb);
+		sub->t.skb = NULL;
+		return;
+	}
+	nlmsg_end(sub->t.skb, nlmsg_hdr(sub->t.skb));
+	err = genlmsg_unicast(&init_net, sub->t.skb, sub->portid);
+	sub->t.skb = NULL;
+	if (err == -ECONNREFUSED)
+		kprint_ntf_sub_free(sub);
+}
+
+/*
+ * One message's worth of records for the group (if anybody joined it) and
+ * for each filtered subscriber, read once from the ring.  Returns true when
+ * the ring is drained.
+ */
+static bool kprint_ntf_pass(struct kprint_ring *ring)
+{
+	struct kprint_nl_target *targets[KPRINT_NL_TARGETS_MAX];
+	struct kprint_nl_target group = {};
+	struct kprint_nl_fanout fo = { .t = targets };
+	struct kprint_ntf_sub *sub, *tmp;
+	bool all;
+
+	if (kprint_ntf_listeners() > 0) {
+		group.skb = kprint_ntf_msg_new();
+		if (group.skb)
+			targets[fo.nr++] = &group;
+	}
+	list_for_each_entry(sub, &kprint_ntf_subs, node) {
+		sub->t.skb = kprint_ntf_msg_new();
+		sub->t.n = 0;
+		if (sub->t.skb)
+			targets[fo.nr++] = &sub->t;
+	}
+
+	if (!fo.nr) {
+		if (kprint_ntf_listeners() <= 0 && list_empty(&kprint_ntf_subs)) {
+			kprint_ring_ntf_catch_up(ring);
+			return true;
+		}
+		/* Count what we cannot send, rather than retry forever. */
+		all = kprint_ring_read(ring, &ring->ntf, kprint_nl_fanout_one,
+				       &fo);
+		kprint_ntf_count(0, fo.n);
+		return all;
+	}
+
+	all = kprint_ring_read(ring, &ring->ntf, kprint_nl_fanout_one, &fo);
+	if (group.skb)
+		kprint_ntf_send_group(&group);
+	list_for_each_entry_safe(sub, tmp, &kprint_ntf_subs, node)
+		kprint_ntf_send_sub(sub);
+	/* Nothing taken although a message was empty: do not spin. */
+	return all || !fo.n;
+}
+
 /*
  * Sends everything from the notification cursor to the head, batching as
  * many records per message as fit.  Records overwritten before we got to
@@ -135,12 +284,7 @@ static size_t kprint_ntf_payload(void)
  */
 static void kprint_ntf_work_fn(struct work_struct *work)
 {
-	struct kprint_ring *ring;
-	struct kprint_nl_fill f;
-	struct sk_buff *skb;
-	bool all;
-	void *hdr;
-	int err;
+	bool all = false;
 
 	/*
 	 * Before reading the ring: a record stored after this kicks again
@@ -148,60 +292,97 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 	 */
 	clear_bit(0, &kprint_ntf_pending);
 	smp_mb__after_atomic();
-	do {
-		if (!kprint_ntf_is_enabled())
-			return;
-		ring = kprint_ntf_ring;
-		if (kprint_ntf_listeners() <= 0) {
-			kprint_ring_ntf_catch_up(ring);
-			return;
-		}
-
-		memset(&f, 0, sizeof(f));
-		f.end_seq = U64_MAX;
-		f.ntf = true;
-
-		skb = genlmsg_new(kprint_ntf_payload(), GFP_KERNEL);
-		if (!skb) {
-			/* Count what we cannot send, rather than retry forever. */
-			kprint_ring_read(ring, &ring->ntf, kprint_nl_fill_one,
-					 &f);
-			kprint_ntf_count(0, f.n);
-			return;
-		}
-
-		hdr = genlmsg_put(skb, 0, 0, kprint_ntf_family, 0,
-				  KPRINT_CMD_RECORD_NTF);
-		if (!hdr) {
-			nlmsg_free(skb);
-			return;
-		}
-
-		f.skb = skb;
-		all = kprint_ring_read(ring, &ring->ntf, kprint_nl_fill_one,
-				       &f);
-		if (!f.n) {
-			nlmsg_free(skb);
-			return;
-		}
-		genlmsg_end(skb, hdr);
-
-		/*
-		 * -ESRCH: nobody took it, e.g. the only subscriber's buffer
-		 * was full; that subscriber gets ENOBUFS on its socket, the
-		 * usual netlink signal to resynchronise.  The send itself
-		 * did not fail.
-		 */
-		err = genlmsg_multicast(kprint_ntf_family, skb, 0,
-					KPRINT_NLGRP_RECORDS, GFP_KERNEL);
-		if (!err || err == -ESRCH)
-			kprint_ntf_count(f.n, 0);
-		else
-			kprint_ntf_count(0, f.n);
-
+	mutex_lock(&kprint_ntf_subs_lock);
+	while (!all && kprint_ntf_is_enabled()) {
+		all = kprint_ntf_pass(kprint_ntf_ring);
 		cond_resched();
-	} while (!all);
+	}
+	mutex_unlock(&kprint_ntf_subs_lock);
 }
+
+/**
+ * kprint_ntf_subscribe() - register or refilter a filtered subscriber
+ * @portid: its socket
+ * @filter: what it wants (copied)
+ * @from: set to the first record the filter applies to
+ * @extack: why it was refused
+ *
+ * Context: Process context (a request handler).
+ * Return: 0, -ESHUTDOWN while kprint is not running, -ENOSPC with
+ * KPRINT_NL_SUBS_MAX subscribers, or -ENOMEM.
+ */
+int kprint_ntf_subscribe(u32 portid, const struct kprint_nl_filter *filter,
+			 u64 *from, struct netlink_ext_ack *extack)
+{
+	struct kprint_ring_stats st;
+	struct kprint_ntf_sub *sub;
+	int err = 0;
+
+	mutex_lock(&kprint_ntf_subs_lock);
+	if (!kprint_ntf_is_enabled()) {
+		NL_SET_ERR_MSG(extack, "kprint is not running");
+		err = -ESHUTDOWN;
+		goto out;
+	}
+	list_for_each_entry(sub, &kprint_ntf_subs, node) {
+		if (sub->portid == portid) {
+			/* A new filter; the count of refused records goes on. */
+			sub->filter = *filter;
+			*from = sub->t.from;
+			goto out;
+		}
+	}
+	if (atomic_read(&kprint_ntf_nr_subs) >= KPRINT_NL_SUBS_MAX) {
+		NL_SET_ERR_MSG(extack, "too many filtered subscribers");
+		err = -ENOSPC;
+		goto out;
+	}
+	sub = kzalloc(sizeof(*sub), GFP_KERNEL);
+	if (!sub) {
+		err = -ENOMEM;
+		goto out;
+	}
+	sub->portid = portid;
+	sub->filter = *filter;
+	sub->t.filter = &sub->filter;
+	kprint_ring_get_stats(kprint_ntf_ring, &st);
+	sub->t.from = st.next_seq;
+	sub->t.next = st.next_seq;
+	*from = st.next_seq;
+	list_add_tail(&sub->node, &kprint_ntf_subs);
+	atomic_inc(&kprint_ntf_nr_subs);
+out:
+	mutex_unlock(&kprint_ntf_subs_lock);
+	return err;
+}
+
+static void kprint_ntf_unsubscribe(u32 portid)
+{
+	struct kprint_ntf_sub *sub, *tmp;
+
+	mutex_lock(&kprint_ntf_subs_lock);
+	list_for_each_entry_safe(sub, tmp, &kprint_ntf_subs, node)
+		if (sub->portid == portid)
+			kprint_ntf_sub_free(sub);
+	mutex_unlock(&kprint_ntf_subs_lock);
+}
+
+/* A socket closed: if it was a filtered subscriber, forget it. */
+static int kprint_ntf_release(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
+	    n->portid && net_eq(n->net, &init_net) &&
+	    atomic_read(&kprint_ntf_nr_subs))
+		kprint_ntf_unsubscribe(n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprint_ntf_release_nb = {
+	.notifier_call = kprint_ntf_release,
+};
 
 /**
  * kprint_ntf_start() - start multicasting stored records
@@ -209,13 +390,20 @@ static void kprint_ntf_work_fn(struct work_struct *work)
  * @family: the registered family whose "records" group gets them
  *
  * Context: Process context (module init), once.
+ * Return: 0 or the error of netlink_register_notifier().
  */
-void kprint_ntf_start(struct kprint_ring *ring,
-		      const struct genl_family *family)
+int kprint_ntf_start(struct kprint_ring *ring,
+		     const struct genl_family *family)
 {
+	int err;
+
+	err = netlink_register_notifier(&kprint_ntf_release_nb);
+	if (err)
+		return err;
 	kprint_ntf_ring = ring;
 	kprint_ntf_family = family;
 	smp_store_release(&kprint_ntf_enabled, true);
+	return 0;
 }
 
 /**
@@ -239,4 +427,11 @@ void kprint_ntf_stop(void)
 	WRITE_ONCE(kprint_ntf_enabled, false);
 	irq_work_sync(&kprint_ntf_irq_work);
 	cancel_work_sync(&kprint_ntf_work);
+
+	netlink_unregister_notifier(&kprint_ntf_release_nb);
+	mutex_lock(&kprint_ntf_subs_lock);
+	while (!list_empty(&kprint_ntf_subs))
+		kprint_ntf_sub_free(list_first_entry(&kprint_ntf_subs,
+						     struct kprint_ntf_sub, node));
+	mutex_unlock(&kprint_ntf_subs_lock);
 }

@@ -30,6 +30,7 @@ static const struct option kprint_global_options[] = {
 	{ "module",		required_argument,	NULL, KPRINT_OPT_MODULE },
 	{ "source",		required_argument,	NULL, KPRINT_OPT_SOURCE },
 	{ "device",		required_argument,	NULL, KPRINT_OPT_DEVICE },
+	{ "format-id",		required_argument,	NULL, KPRINT_OPT_FORMAT_ID },
 	{ "count",		required_argument,	NULL, KPRINT_OPT_COUNT },
 	{ "from",		required_argument,	NULL, KPRINT_OPT_FROM },
 	{ "until",		required_argument,	NULL, KPRINT_OPT_UNTIL },
@@ -120,6 +121,8 @@ static const char kprint_usage_options[] =
 "                         comma-separated, repeats add up; all: both\n"
 "  --device D             only records of dev_printk() device D as /dev/kmsg\n"
 "                         names it (+pci:0000:00:19.0, b8:0, n2)\n"
+"  --format-id ID         only records of format ID (16 hex digits, as --json\n"
+"                         prints it); repeats add up, to 16\n"
 "  --count N              stop after N records (after filtering)\n"
 "  --from SEQ             start at sequence number SEQ\n"
 "  --until SEQ            stop once record SEQ was shown, filtered out or\n"
@@ -202,6 +205,15 @@ static int kprint_filter_opt(struct kpc_filter *f, int opt, const char *arg)
 	case KPRINT_OPT_DEVICE:
 		f->device = arg;
 		return 0;
+	case KPRINT_OPT_FORMAT_ID:
+		switch (kpc_filter_add_format_id(f, arg)) {
+		case 0:
+			return 0;
+		case -E2BIG:
+			return kprint_usage_error("more than 16 --format-id ('%s' is the 17th)", arg);
+		default:
+			return kprint_usage_error("bad --format-id '%s' (want 16 hex digits, as --json prints it)", arg);
+		}
 	default:
 		/* getopt_long() already said what was wrong. */
 		fputs("Try 'kprint --help'.\n", stderr);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kpc_filter.h"
+#include "kpc_parse.h"
 
 /*
  * Call parse_one for each comma-separated item of spec.  Every item
@@ -77,6 +78,30 @@ int kpc_filter_parse_sources(const char *spec, uint32_t *mask)
 	return kpc_filter_each(spec, mask, kpc_filter_source_one);
 }
 
+int kpc_filter_add_format_id(struct kpc_filter *f, const char *hex)
+{
+	uint64_t id;
+
+	if (!strncmp(hex, "0x", 2) || !strncmp(hex, "0X", 2))
+		hex += 2;
+	if (strlen(hex) > 16 || kpc_parse_u64(hex, 16, UINT64_MAX, &id))
+		return -EINVAL;
+	if (f->nr_format_ids == KPRINT_FORMAT_IDS_MAX)
+		return -E2BIG;
+	f->format_ids[f->nr_format_ids++] = id;
+	return 0;
+}
+
+static bool kpc_filter_format(const struct kpc_filter *f, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_format_ids; i++)
+		if (f->format_ids[i] == id)
+			return true;
+	return !f->nr_format_ids;
+}
+
 bool kpc_filter_match(const struct kpc_filter *f, const struct kpc_record *rec)
 {
 	if (f->levels && !(f->levels & (1u << rec->level)))
@@ -91,5 +116,5 @@ bool kpc_filter_match(const struct kpc_filter *f, const struct kpc_record *rec)
 		return false;
 	if (f->module && strcmp(f->module, rec->module))
 		return false;
-	return true;
+	return kpc_filter_format(f, rec->format_id);
 }

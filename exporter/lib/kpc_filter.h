@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which records a reader wants: by level, class, source, subsystem, device
- * and module.
+ * Which records a reader wants: by level, class, source, subsystem, device,
+ * module and format id.
  */
 #ifndef KPC_FILTER_H
 #define KPC_FILTER_H
@@ -18,6 +18,8 @@ struct kpc_filter {
 	const char *subsystem;	/* exact match; NULL: any */
 	const char *device;	/* exact match ("" for none); NULL: any */
 	const char *module;	/* exact match; NULL: any */
+	unsigned int nr_format_ids;	/* 0: any format */
+	uint64_t format_ids[KPRINT_FORMAT_IDS_MAX];	/* any of them */
 };
 
 /*
@@ -32,6 +34,13 @@ int kpc_filter_parse_classes(const char *spec, uint32_t *mask);
 
 /* Add to *mask the sources (kprint, printk) of a comma-separated list. -EINVAL. */
 int kpc_filter_parse_sources(const char *spec, uint32_t *mask);
+
+/*
+ * Add a format id, as kprint --json and /formats print it (16 hex digits,
+ * an optional 0x before them).  -EINVAL for anything else, -E2BIG past
+ * KPRINT_FORMAT_IDS_MAX ids (the most one kernel-side filter takes).
+ */
+int kpc_filter_add_format_id(struct kpc_filter *f, const char *hex);
 
 bool kpc_filter_match(const struct kpc_filter *f, const struct kpc_record *rec);
 

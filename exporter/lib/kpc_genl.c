@@ -19,6 +19,7 @@ struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1] = {
 	[KPRINT_A_START_SEQ] = { .type = NLA_U64, .maxlen = 8 },
 	[KPRINT_A_STATS] = { .type = NLA_NESTED },
 	[KPRINT_A_SEQ] = { .type = NLA_U64, .maxlen = 8 },
+	[KPRINT_A_FILTER] = { .type = NLA_NESTED },
 };
 
 #define KPC_RECORD_ATTR(kind, multi, len, field) \
@@ -49,6 +50,7 @@ const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
 	[KPRINT_RECORD_A_FACILITY]	= KPC_RECORD_ATTR(U32, 0, 4, facility),
 	[KPRINT_RECORD_A_CONTINUES]	= KPC_RECORD_ATTR(U64, 0, 8, continues),
 	[KPRINT_RECORD_A_PRINTK_SEQ]	= KPC_RECORD_ATTR(U64, 0, 8, printk_seq),
+	[KPRINT_RECORD_A_FILTERED]	= KPC_RECORD_ATTR(U64, 0, 8, filtered),
 };
 
 /* A record before decoding: no attribute seen, every string "". */

@@ -54,6 +54,7 @@ struct kpc_record {
 	uint32_t facility;
 	uint64_t continues;		/* seq a KPRINT_RECORD_F_CONT continues */
 	uint64_t printk_seq;		/* printk's seq (/dev/kmsg's), printk records */
+	uint64_t filtered;		/* a filtered subscription's: refused right before seq */
 };
 
 /*

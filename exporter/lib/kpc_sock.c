@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <netlink/genl/ctrl.h>
 
 #include "kpc_caps.h"
+#include "kpc_genl.h"
 #include "kpc_sock.h"
 
 #ifndef SOL_NETLINK
@@ -39,6 +41,11 @@ struct kpc_sock {
 	char family[GENL_NAMSIZ];
 	char group[GENL_NAMSIZ];	/* "" if none joined */
 	bool watch;
+	bool filtered;			/* subscribed with filter, below */
+	struct kpc_sub_filter filter;	/* its strings and ids point into ours */
+	char module[KPRINT_TAG_MAX];
+	char subsystem[KPRINT_TAG_MAX];
+	uint64_t ids[KPRINT_FORMAT_IDS_MAX];
 	int rcvbuf;
 	uint64_t foreign;
 	char extack[KPC_EXTACK_MAX];
@@ -265,6 +272,112 @@ static int kpc_sock_join(struct kpc_sock *ks, const char *family,
 	return 0;
 }
 
+static int kpc_sock_subscribe_cb(struct nlmsghdr *nlh, void *ctx)
+{
+	struct nlattr *tb[KPRINT_A_MAX + 1];
+
+	if (genlmsg_parse(nlh, 0, tb, KPRINT_A_MAX, kpc_genl_kprint_policy) < 0 ||
+	    !tb[KPRINT_A_SEQ])
+		return -EBADMSG;
+	*(uint64_t *)ctx = nla_get_u64(tb[KPRINT_A_SEQ]);
+	return 0;
+}
+
+static int kpc_sock_put_filter(struct nl_msg *msg, const struct kpc_sub_filter *f)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(msg, KPRINT_A_FILTER);
+	if (!nest)
+		return -EMSGSIZE;
+	if ((f->level >= 0 && nla_put_u32(msg, KPRINT_FILTER_A_LEVEL, f->level) < 0) ||
+	    (f->source >= 0 && nla_put_u32(msg, KPRINT_FILTER_A_SOURCE, f->source) < 0) ||
+	    (f->class >= 0 && nla_put_u32(msg, KPRINT_FILTER_A_CLASS, f->class) < 0) ||
+	    (f->module && nla_put_string(msg, KPRINT_FILTER_A_MODULE, f->module) < 0) ||
+	    (f->subsystem &&
+	     nla_put_string(msg, KPRINT_FILTER_A_SUBSYSTEM, f->subsystem) < 0))
+		return -EMSGSIZE;
+	for (i = 0; i < f->nr_ids; i++)
+		if (nla_put_u64(msg, KPRINT_FILTER_A_FORMAT_ID, f->format_ids[i]) < 0)
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* Keep a copy of the filter, to subscribe again after a reload. */
+static void kpc_sock_keep_filter(struct kpc_sock *ks, const struct kpc_sub_filter *f)
+{
+	unsigned int n = f->nr_ids < KPRINT_FORMAT_IDS_MAX ? f->nr_ids : KPRINT_FORMAT_IDS_MAX;
+
+	if (f == &ks->filter)
+		return;
+	ks->filter = *f;
+	if (f->module) {
+		snprintf(ks->module, sizeof(ks->module), "%s", f->module);
+		ks->filter.module = ks->module;
+	}
+	if (f->subsystem) {
+		snprintf(ks->subsystem, sizeof(ks->subsystem), "%s", f->subsystem);
+		ks->filter.subsystem = ks->subsystem;
+	}
+	if (n)
+		memcpy(ks->ids, f->format_ids, n * sizeof(ks->ids[0]));
+	ks->filter.format_ids = ks->ids;
+	ks->filter.nr_ids = n;
+	ks->filtered = true;
+}
+
+int kpc_sock_subscribe(struct kpc_sock *ks, const struct kpc_sub_filter *f,
+		       uint64_t *from)
+{
+	/* Room for every attribute of the filter, strings at their longest. */
+	size_t size = 6 * NLA_HDRLEN + 3 * sizeof(uint32_t) + 2 * KPRINT_TAG_MAX +
+		      f->nr_ids * (NLA_HDRLEN + sizeof(uint64_t));
+	uint64_t start = 0;
+	struct nl_msg *msg;
+	int err, fd, fl;
+
+	msg = kpc_sock_msg(ks, KPRINT_CMD_SUBSCRIBE, 0, size);
+	if (!msg)
+		return -ENOMEM;
+	err = kpc_sock_put_filter(msg, f);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+
+	/* The reply is waited for even on a socket made non-blocking. */
+	fd = nl_socket_get_fd(ks->nl);
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	err = kpc_sock_request(ks, msg, kpc_sock_subscribe_cb, &start);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fl);
+	if (err)
+		return err;
+	kpc_sock_keep_filter(ks, f);
+	if (from)
+		*from = start;
+	return 0;
+}
+
+static int kpc_sock_open_filtered(struct kpc_sock *ks, const struct kpc_sock_opts *opts)
+{
+	int err;
+
+	err = kpc_sock_subscribe(ks, opts->filter, NULL);
+	if (err) {
+		if (opts->extack)
+			snprintf(opts->extack, KPC_EXTACK_MAX, "%s", ks->extack);
+		return err;
+	}
+	/* Records come unasked, with sequence number 0. */
+	nl_socket_disable_seq_check(ks->nl);
+	return 0;
+}
+
 int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
 {
 	const char *family = opts->family ? opts->family : KPRINT_GENL_NAME;
@@ -295,7 +408,7 @@ int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
 	}
 
 	snprintf(ks->family, sizeof(ks->family), "%s", family);
-	if (opts->group) {
+	if (opts->group && !opts->filter) {
 		snprintf(ks->group, sizeof(ks->group), "%s", opts->group);
 		err = kpc_sock_join(ks, family, opts->group);
 		if (err)
@@ -316,6 +429,12 @@ int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
 
 	kpc_sock_set_options(ks, opts->timeout_ms ? opts->timeout_ms :
 			     KPC_TIMEOUT_MS_DEFAULT);
+
+	if (opts->filter) {
+		err = kpc_sock_open_filtered(ks, opts);
+		if (err)
+			goto err_setup;
+	}
 
 	if (opts->nonblock) {
 		err = nl_socket_set_nonblocking(ks->nl);
@@ -529,6 +648,11 @@ static int kpc_sock_ctrl_event(struct kpc_sock *ks, struct nlmsghdr *nlh)
 			return err;
 	}
 	ks->family_id = id;
+	if (ks->filtered) {
+		err = kpc_sock_subscribe(ks, &ks->filter, NULL);
+		if (err)
+			return err;
+	}
 	return KPC_SOCK_BACK;
 }
 
@@ -595,7 +719,7 @@ int kpc_sock_rebind(struct kpc_sock *ks)
 			goto out;
 	}
 	ks->family_id = id;
-	err = 0;
+	err = ks->filtered ? kpc_sock_subscribe(ks, &ks->filter, NULL) : 0;
 out:
 	nl_socket_free(nl);
 	return err;

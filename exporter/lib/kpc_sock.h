@@ -30,9 +30,35 @@ struct kpc_sock;
 #define KPC_TIMEOUT_MS_DEFAULT	10000
 #define KPC_EXTACK_MAX		256
 
+/*
+ * A kernel-side filter (KPRINT_CMD_SUBSCRIBE): kprint.ko sends the socket
+ * only the records that match every criterion set, by unicast, instead of
+ * the socket joining the "records" group.  Each record it sends carries
+ * how many records right before it the filter refused (kpc_record's
+ * filtered), so that a kpc_tracker tells them from lost ones.
+ */
+struct kpc_sub_filter {
+	int level;		/* this level or more severe; -1: any */
+	int source;		/* enum kprint_source; -1: any */
+	int class;		/* enum kprint_class; -1: any */
+	const char *module;	/* exactly this module; NULL: any */
+	const char *subsystem;	/* exactly this subsystem; NULL: any */
+	unsigned int nr_ids;	/* up to KPRINT_FORMAT_IDS_MAX; 0: any format */
+	const uint64_t *format_ids;
+};
+
 struct kpc_sock_opts {
 	const char *family;	/* NULL: KPRINT_GENL_NAME */
 	const char *group;	/* join this multicast group; NULL: none */
+	/*
+	 * Subscribe with this filter instead of joining group (ignored
+	 * then); NULL: no filter.  The socket subscribes again when the
+	 * family comes back (opts->watch).  Opening fails with the kernel's
+	 * -errno and its extack message in *extack (when not NULL) if the
+	 * filter is refused.
+	 */
+	const struct kpc_sub_filter *filter;
+	char *extack;		/* KPC_EXTACK_MAX bytes, or NULL */
 	int rcvbuf;		/* receive buffer, bytes; 0: KPC_RCVBUF_DEFAULT */
 	int timeout_ms;		/* 0: KPC_TIMEOUT_MS_DEFAULT; < 0: wait forever */
 	bool nonblock;		/* for subscribers driven by poll() */
@@ -57,6 +83,16 @@ enum kpc_sock_change {
 };
 
 int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out);
+
+/*
+ * Subscribe this (blocking) socket with filter f, or give it a new filter;
+ * *from (when not NULL) is set to the first record the filter applies to.
+ * Returns 0 or the kernel's -errno (extack in kpc_sock_extack()): -EINVAL
+ * for a bad filter, -EPERM without CAP_SYS_ADMIN, -EOPNOTSUPP if the
+ * kprint.ko has no KPRINT_CMD_SUBSCRIBE.
+ */
+int kpc_sock_subscribe(struct kpc_sock *ks, const struct kpc_sub_filter *f,
+		       uint64_t *from);
 void kpc_sock_close(struct kpc_sock *ks);
 
 int kpc_sock_fd(const struct kpc_sock *ks);

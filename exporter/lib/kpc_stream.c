@@ -30,7 +30,9 @@ static int kpc_stream_dump(void *dump_ctx, uint64_t from, kpc_record_fn fn,
 int kpc_stream_open(const struct kpc_stream_opts *opts, struct kpc_stream **out)
 {
 	struct kpc_sock_opts sub_opts = {
-		.group = KPRINT_MCGRP_RECORDS,
+		.group = opts->filter ? NULL : KPRINT_MCGRP_RECORDS,
+		.filter = opts->filter,
+		.extack = opts->extack,
 		.rcvbuf = opts->rcvbuf,
 		.nonblock = true,
 		.watch = true,

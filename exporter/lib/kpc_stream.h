@@ -30,6 +30,7 @@
 #include "kpc_tracker.h"
 
 struct kpc_stream;
+struct kpc_sub_filter;
 
 struct kpc_stream_opts {
 	int rcvbuf;		/* the subscription's receive buffer; 0: default */
@@ -38,6 +39,14 @@ struct kpc_stream_opts {
 	kpc_record_fn record;	/* each record, once, in sequence order */
 	kpc_event_fn event;	/* gaps, overruns, losses; may be NULL */
 	void *ctx;
+	/*
+	 * Have kprint.ko filter (kpc_sock.h): only matching records come,
+	 * and those it refused are no gap.  A resync still reads the whole
+	 * ring, so record() must apply its own filter too.  NULL: every
+	 * record, through the "records" group.
+	 */
+	const struct kpc_sub_filter *filter;
+	char *extack;		/* KPC_EXTACK_MAX bytes: why a filter was refused */
 };
 
 /*

@@ -159,6 +159,14 @@ int kpc_tracker_record(struct kpc_tracker *t, const struct kpc_record *rec)
 		t->duplicates++;
 		return 0;
 	}
+	/*
+	 * A kernel-filtered subscription's record says how many records
+	 * right before it the filter refused: those were never for us, so
+	 * they are no gap.  A record missing before them still is one.
+	 */
+	if (rec->seq > t->next && rec->filtered &&
+	    rec->seq - rec->filtered <= t->next)
+		t->next = rec->seq;
 	if (rec->seq > t->next) {
 		err = kpc_tracker_gap(t, rec->seq);
 		if (err)

@@ -141,10 +141,37 @@ static void test_sources(void)
 	tap_ok(kpc_filter_match(&f, &pk), "source, module and level together");
 }
 
+static void test_format_ids(void)
+{
+	struct kpc_filter f = { 0 };
+	struct kpc_record a = { .format_id = 0x0123456789abcdefULL, .subsystem = "",
+				.module = "m", .device = "" };
+	struct kpc_record b = a;
+	unsigned int i;
+	int err = 0;
+
+	b.format_id = 42;
+	tap_ok(kpc_filter_add_format_id(&f, "0123456789abcdef") == 0 &&
+	       kpc_filter_match(&f, &a) && !kpc_filter_match(&f, &b),
+	       "--format-id: the record of that format only");
+	tap_ok(kpc_filter_add_format_id(&f, "0x2a") == 0 &&
+	       kpc_filter_match(&f, &a) && kpc_filter_match(&f, &b),
+	       "--format-id: repeats add up, 0x is allowed");
+	tap_ok(kpc_filter_add_format_id(&f, "0123456789abcdef0") == -EINVAL &&
+	       kpc_filter_add_format_id(&f, "xyz") == -EINVAL &&
+	       kpc_filter_add_format_id(&f, "") == -EINVAL,
+	       "--format-id: more than 16 digits, not hex, empty: refused");
+	for (i = 2; i < KPRINT_FORMAT_IDS_MAX; i++)
+		err |= kpc_filter_add_format_id(&f, "1");
+	tap_ok(!err && kpc_filter_add_format_id(&f, "1") == -E2BIG,
+	       "--format-id: KPRINT_FORMAT_IDS_MAX at most, as one kernel-side filter");
+}
+
 int main(void)
 {
 	test_levels();
 	test_match();
 	test_sources();
+	test_format_ids();
 	return tap_done();
 }

@@ -352,6 +352,44 @@ static void test_malformed_named(void)
 	       "records missed before a malformed one come from the ring; it is lost once");
 }
 
+static int notify_filtered(struct kpc_tracker *t, uint64_t seq, uint64_t filtered)
+{
+	struct kpc_record rec = {
+		.seq = seq, .filtered = filtered, .format = "%d", .text = "x",
+	};
+
+	return kpc_tracker_record(t, &rec);
+}
+
+/* A kernel-filtered subscription: what the filter refused is no gap. */
+static void test_filtered(void)
+{
+	struct kpc_tracker t;
+	struct ring r = { .first = 1, .last = 40 };
+	struct log l;
+
+	setup(&t, &r, &l);
+	kpc_tracker_anchor(&t, 10);
+	notify_filtered(&t, 10, 0);
+	notify_filtered(&t, 15, 4);	/* 11..14 refused */
+	notify_filtered(&t, 16, 0);
+	/* The anchor was taken after the filter's start: 2..9 are older. */
+	tap_ok(l.n == 3 && l.delivered[1] == 15 && l.delivered[2] == 16 &&
+	       l.nevents == 0 && r.dumps == 0 && t.lost == 0,
+	       "records the kernel's filter refused are no gap: no event, no dump");
+
+	notify_filtered(&t, 25, 3);	/* 22..24 refused, 17..21 missing */
+	tap_ok(l.nevents >= 1 && event_is(&l.events[0], KPC_EVENT_GAP, 8, 17, 24) &&
+	       r.dumps == 1 && r.dumped_from == 17,
+	       "a record missing before the refused run is a gap, resynced from the ring");
+
+	setup(&t, &r, &l);
+	kpc_tracker_anchor(&t, 10);
+	notify_filtered(&t, 30, 25);	/* refused from 5, before our anchor */
+	tap_ok(l.n == 1 && l.delivered[0] == 30 && l.nevents == 0,
+	       "a refused run that began before the anchor is no gap either");
+}
+
 int main(void)
 {
 	test_in_order();
@@ -363,5 +401,6 @@ int main(void)
 	test_start();
 	test_stop_and_errors();
 	test_malformed_named();
+	test_filtered();
 	return tap_done();
 }

@@ -95,6 +95,7 @@ enum kprint_record_flags {
 #define KPRINT_TAG_MAX		64	/* subsystem, module, function, file */
 #define KPRINT_COMM_MAX		16
 #define KPRINT_DEVICE_MAX	48	/* dev_printk()'s DEVICE, as struct dev_printk_info holds it */
+#define KPRINT_FORMAT_IDS_MAX	16	/* format ids one subscription filter may name */
 
 /*
  * The format id is the 64-bit FNV-1a hash of the format string's bytes
@@ -117,7 +118,12 @@ enum kprint_attr {
 	 */
 	KPRINT_A_START_SEQ,
 	KPRINT_A_STATS,	/* nest, enum kprint_stats_attr */
-	KPRINT_A_SEQ,	/* u64: Sequence number given to an emitted record. */
+	KPRINT_A_SEQ,	/* u64 */
+	/*
+	 * nest, enum kprint_filter_attr: What a filtered subscriber
+	 * (KPRINT_CMD_SUBSCRIBE) wants.
+	 */
+	KPRINT_A_FILTER,
 
 	/* private: */
 	__KPRINT_A_CNT
@@ -163,11 +169,38 @@ enum kprint_record_attr {
 	KPRINT_RECORD_A_FACILITY,
 	KPRINT_RECORD_A_CONTINUES,	/* u64 */
 	KPRINT_RECORD_A_PRINTK_SEQ,	/* u64 */
+	KPRINT_RECORD_A_FILTERED,	/* u64 */
 
 	/* private: */
 	__KPRINT_RECORD_A_CNT
 };
 #define KPRINT_RECORD_A_MAX (__KPRINT_RECORD_A_CNT - 1)
+
+/*
+ * A subscription filter, nested in KPRINT_A_FILTER.  A record is sent
+ * when it matches every attribute present; format-id repeats, and a
+ * record matches when its format id is any of them.
+ */
+enum kprint_filter_attr {
+	/*
+	 * u32, enum kprint_level: this level or more severe (numerically lower
+	 * or equal)
+	 */
+	KPRINT_FILTER_A_LEVEL = 1,
+	KPRINT_FILTER_A_SOURCE,		/* u32, enum kprint_source */
+	KPRINT_FILTER_A_CLASS,		/* u32, enum kprint_class */
+	KPRINT_FILTER_A_MODULE,		/* string: exactly this module (not empty) */
+	KPRINT_FILTER_A_SUBSYSTEM,	/* string: exactly this subsystem (not empty) */
+	/*
+	 * u64; may repeat: one of these format ids, at most format-ids-max of
+	 * them
+	 */
+	KPRINT_FILTER_A_FORMAT_ID,
+
+	/* private: */
+	__KPRINT_FILTER_A_CNT
+};
+#define KPRINT_FILTER_A_MAX (__KPRINT_FILTER_A_CNT - 1)
 
 /* Counters, nested in KPRINT_A_STATS. */
 enum kprint_stats_attr {
@@ -244,6 +277,13 @@ enum kprint_cmd {
 	 */
 	KPRINT_CMD_EMIT,
 	KPRINT_CMD_RECORD_NTF,	/* New records, as they are made; multicast on "records" */
+	/*
+	 * Subscribe this socket to the records its filter matches, instead of
+	 * joining "records"; sent as record-ntf, by unicast.  Again: a new
+	 * filter.  Closing the socket ends it.  Needs CAP_SYS_ADMIN, as the
+	 * group does
+	 */
+	KPRINT_CMD_SUBSCRIBE,
 
 	/* private: */
 	__KPRINT_CMD_CNT
