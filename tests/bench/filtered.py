@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""B11: a kernel-filtered subscriber during a flood it does not want.
+"""B12: a kernel-filtered subscriber during a flood it does not want.
 
 `kprint monitor --level err+ --source kprint` subscribes with a filter
 (KPRINT_CMD_SUBSCRIBE, kprint(7) "Filtered subscribers"), and
@@ -101,15 +101,15 @@ def bench_filtered(a, res):
     for rep in range(a.reps):
         row = {"kernel": _one_side([], rate, secs), "user": _one_side(USER_SPACE, rate, secs)}
         rows.append(row)
-        log("B11 rep %d: kernel-filtered subscriber %.2f wake-ups per 10,000 unwanted records, "
+        log("B12 rep %d: kernel-filtered subscriber %.2f wake-ups per 10,000 unwanted records, "
             "%.3f CPU s per million; filtered in user space %.2f wake-ups, %.3f CPU s"
             % (rep, row["kernel"]["wakeups_per_10k"], row["kernel"]["cpu_s_per_million"],
                row["user"]["wakeups_per_10k"], row["user"]["cpu_s_per_million"]))
     res["raw"]["filtered"] = {"rate": rate, "seconds": secs, "reps": rows}
-    res["ratios"]["B11"] = [r["kernel"]["wakeups_per_10k"] for r in rows]
-    res["ratios"]["B11_cpu"] = [r["kernel"]["cpu_s_per_million"] for r in rows]
-    res["ratios"]["B11_user"] = [r["user"]["wakeups_per_10k"] for r in rows]
-    res["ratios"]["B11_user_cpu"] = [r["user"]["cpu_s_per_million"] for r in rows]
+    res["ratios"]["B12"] = [r["kernel"]["wakeups_per_10k"] for r in rows]
+    res["ratios"]["B12_cpu"] = [r["kernel"]["cpu_s_per_million"] for r in rows]
+    res["ratios"]["B12_user"] = [r["user"]["wakeups_per_10k"] for r in rows]
+    res["ratios"]["B12_user_cpu"] = [r["user"]["cpu_s_per_million"] for r in rows]
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 from kpxtest import line, record, stop_process  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import filtered  # noqa: E402
 import npd  # noqa: E402
 
 BENCH = "/sys/module/kprint_bench/parameters"
@@ -684,7 +685,8 @@ def main():
              ("wakeups", lambda: bench_wakeups(a, res)),
              ("http", lambda: bench_http(a, res, work)),
              ("mtail", lambda: bench_mtail(a, res, work)),
-             ("latency", lambda: bench_latency(a, res))]
+             ("latency", lambda: bench_latency(a, res)),
+             ("filtered", lambda: filtered.bench_filtered(a, res))]
     for name, step in steps:
         if only and name not in only:
             continue

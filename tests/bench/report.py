@@ -53,6 +53,10 @@ ROWS = [
     ("B11", "CPU s per million records to recognise kernel problems: kprint's catalog matcher (problems/problems.yaml) over decoded records", "the same records' text in mtail running NPD's kernel-monitor.json patterns, one counter per reason (mtail matches lines, not NPD's buffer)", ("<=", 0.1), "x"),
     ("B11_kprint", "of B11, kprint's CPU s per million records (= CPU µs per record)", "(absolute)", None, ""),
     ("B11_mtail", "of B11, mtail's CPU s per million records", "(absolute)", None, ""),
+    ("B12", "wake-ups of a kernel-filtered subscriber (kprint monitor --level err+ --source kprint) per 10,000 records it does not want, B6's flood", "(absolute)", ("<=", 1), ""),
+    ("B12_cpu", "of B12, its CPU s per million unwanted records", "(absolute)", None, ""),
+    ("B12_user", "the same monitor filtering in user space (--until): wake-ups per 10,000", "(absolute)", None, ""),
+    ("B12_user_cpu", "of B12_user, its CPU s per million", "(absolute)", None, ""),
 ]
 
 # B8: its p99 at 10,000 records/s, in ms (a smoke run goes slower: no target).
