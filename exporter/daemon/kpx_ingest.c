@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,17 @@
 #include "kpx_ingest.h"
 #include "kpx_journal.h"
 #include "kpx_log.h"
+#include "kpx_npd.h"
 #include "kpx_problems.h"
 #include "kpx_store.h"
 
 /* kpc_stream_process() calls per flush to the store, at most. */
 #define KPX_INGEST_ROUNDS	16
+/*
+ * A fresh copy's size is rounded up to this, so that the copies the
+ * store hands back fit most of the records that come next.
+ */
+#define KPX_INGEST_COPY_ROUND	256
 
 struct kpx_batch {
 	struct kpx_store *store;
@@ -37,39 +44,74 @@ struct kpx_batch {
 	char **events;
 	size_t n, cap;
 	size_t matched;			/* records of recs already matched */
+	/*
+	 * Copies the store no longer keeps, for the next records to be
+	 * copied into: in a steady flow, ingest allocates nothing per record.
+	 * Room for cap, as recs.
+	 */
+	struct kpc_record **spare;
+	size_t nspare;
 	uint64_t lost[KPC_LOST_REASONS];
 	uint64_t resyncs;
 	uint64_t malformed;
 	int err;			/* first -ENOMEM, reported once */
 };
 
+static int kpx_batch_grow(struct kpx_batch *b)
+{
+	size_t cap = b->cap ? b->cap * 2 : 256;
+	struct kpc_record **r = realloc(b->recs, cap * sizeof(*r));
+	struct kpx_hits **h;
+	char **e;
+
+	if (!r)
+		return -ENOMEM;
+	b->recs = r;
+	h = realloc(b->hits, cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	b->hits = h;
+	e = realloc(b->events, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	b->events = e;
+	r = realloc(b->spare, cap * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	b->spare = r;
+	b->cap = cap;
+	return 0;
+}
+
+/* Memory for a copy of size bytes: a spare one if it is big enough. */
+static void *kpx_batch_mem(struct kpx_batch *b, size_t size)
+{
+	while (b->nspare) {
+		struct kpc_record *sp = b->spare[--b->nspare];
+
+		if (malloc_usable_size(sp) >= size)
+			return sp;
+		kpc_record_free(sp);
+	}
+	size = (size + KPX_INGEST_COPY_ROUND - 1) / KPX_INGEST_COPY_ROUND * KPX_INGEST_COPY_ROUND;
+	return malloc(size);
+}
+
 static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 {
 	struct kpx_batch *b = ctx;
+	size_t size = kpc_record_copy_size(rec);
 	struct kpc_record *copy;
+	void *mem;
 
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct kpc_record **r = realloc(b->recs, cap * sizeof(*r));
-		struct kpx_hits **h;
-		char **e;
-
-		if (!r)
-			goto nomem;
-		b->recs = r;
-		h = realloc(b->hits, cap * sizeof(*h));
-		if (!h)
-			goto nomem;
-		b->hits = h;
-		e = realloc(b->events, cap * sizeof(*e));
-		if (!e)
-			goto nomem;
-		b->events = e;
-		b->cap = cap;
-	}
-	copy = kpc_record_dup(rec);
-	if (!copy)
+	if (b->n == b->cap && kpx_batch_grow(b))
 		goto nomem;
+	mem = size ? kpx_batch_mem(b, size) : NULL;
+	copy = kpc_record_copy(rec, mem);
+	if (!copy) {
+		free(mem);
+		goto nomem;
+	}
 	b->recs[b->n++] = copy;
 	return 0;
 nomem:
@@ -81,14 +123,32 @@ nomem:
 	return 0;
 }
 
+/* Whether records go through a problem catalog or NPD rules at all. */
+static bool kpx_batch_matching(const struct kpx_batch *b)
+{
+	const struct kpx_problems *pr = b->problems;
+
+	return pr && (pr->m || (pr->npd && pr->npd->nfiles));
+}
+
 /*
  * Every record of the batch through the problem catalog, in order, once:
  * this thread is the matcher's only one, and the store does not own the
  * records yet.  The instance is the store's, which only this thread
- * changes (kpx_store_reload()).
+ * changes (kpx_store_reload()).  Without a catalog or rules, no record
+ * is any problem, and none is looked at.
  */
 static void kpx_batch_match(struct kpx_batch *b)
 {
+	if (!kpx_batch_matching(b)) {
+		if (b->matched < b->n) {
+			memset(b->hits + b->matched, 0, (b->n - b->matched) * sizeof(*b->hits));
+			memset(b->events + b->matched, 0,
+			       (b->n - b->matched) * sizeof(*b->events));
+		}
+		b->matched = b->n;
+		return;
+	}
 	for (; b->matched < b->n; b->matched++) {
 		struct kpx_hits *h = kpx_problems_record(b->problems, b->recs[b->matched],
 							 b->store->instance);
@@ -100,16 +160,29 @@ static void kpx_batch_match(struct kpx_batch *b)
 	}
 }
 
+/*
+ * The spares beyond what the store may hand back this time, freed: a
+ * burst that grew the batch leaves no more than one batch of them.
+ */
+static void kpx_batch_trim(struct kpx_batch *b)
+{
+	while (b->nspare > b->cap - b->n)
+		kpc_record_free(b->spare[--b->nspare]);
+}
+
 /* Hand the batch to the store: one lock for everything one wake-up got. */
 static void kpx_batch_flush(struct kpx_batch *b)
 {
 	struct kpx_store *s = b->store;
+	bool hits = kpx_batch_matching(b);
 
 	kpx_batch_match(b);
 	/* Copied first: the store owns the records once it has them. */
-	kpx_journal_add_hits(b->journal, b->recs, b->hits, b->n);
-	kpx_store_add_problems(s, b->recs, b->events, b->n);
-	for (size_t i = 0; i < b->n; i++)
+	kpx_journal_add_hits(b->journal, b->recs, hits ? b->hits : NULL, b->n);
+	kpx_batch_trim(b);
+	b->nspare += kpx_store_add_recycle(s, b->recs, hits ? b->events : NULL, b->n,
+					   b->spare + b->nspare);
+	for (size_t i = 0; hits && i < b->n; i++)
 		kpx_hits_free(b->hits[i]);
 	b->matched = 0;
 	pthread_mutex_lock(&s->lock);
@@ -314,8 +387,11 @@ void kpx_ingest_stop(struct kpx_ingest *in)
 	b = kpc_stream_tracker(in->st)->ctx;
 	kpc_stream_close(in->st);
 	in->st = NULL;
+	while (b->nspare)
+		kpc_record_free(b->spare[--b->nspare]);
 	free(b->recs);
 	free(b->hits);
 	free(b->events);
+	free(b->spare);
 	free(b);
 }

@@ -50,10 +50,14 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
 	kpx_store_add_problems(s, recs, NULL, n);
 }
 
-void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char **problems,
-			    size_t n)
+/*
+ * The records and their problem events into the ring, under one lock.  The
+ * records they push out go to old, up to max of them; the rest are freed
+ * here, under the lock (rare: callers leave room).  Returns how many old has.
+ */
+static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char **problems,
+			    size_t n, struct kpc_record **old, size_t max)
 {
-	struct kpc_record *old[64];
 	size_t i, nold = 0;
 
 	pthread_mutex_lock(&s->lock);
@@ -73,15 +77,15 @@ void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char 
 		if (newest && recs[i]->seq <= newest->seq)
 			s->descents++;
 		s->ring[s->head] = recs[i];
-		/* Rare: freed under the lock, as a record that finds no room in old. */
-		free(s->problems[s->head]);
+		/* Most records are no problem: nothing to free. */
+		if (s->problems[s->head])
+			free(s->problems[s->head]);
 		s->problems[s->head] = problems ? problems[i] : NULL;
 		s->head = (s->head + 1) % s->cap;
 		if (s->n < s->cap)
 			s->n++;
 		s->received++;
-		/* Free outside the lock when we can: readers wait less. */
-		if (prev && nold < sizeof(old) / sizeof(old[0]))
+		if (prev && nold < max)
 			old[nold++] = prev;
 		else
 			kpc_record_free(prev);
@@ -89,8 +93,25 @@ void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char 
 	if (n && s->notify)
 		s->notify(s->notify_ctx);
 	pthread_mutex_unlock(&s->lock);
+	return nold;
+}
+
+void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char **problems,
+			    size_t n)
+{
+	struct kpc_record *old[64];
+	size_t i, nold;
+
+	/* Freed outside the lock when we can: readers wait less. */
+	nold = kpx_store_put(s, recs, problems, n, old, sizeof(old) / sizeof(old[0]));
 	for (i = 0; i < nold; i++)
 		kpc_record_free(old[i]);
+}
+
+size_t kpx_store_add_recycle(struct kpx_store *s, struct kpc_record **recs, char **problems,
+			     size_t n, struct kpc_record **old)
+{
+	return kpx_store_put(s, recs, problems, n, old, n);
 }
 
 void kpx_store_reload(struct kpx_store *s)

@@ -63,6 +63,13 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n);
 void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char **problems,
 			    size_t n);
 /*
+ * The same, handing back the records the ring no longer keeps instead of
+ * freeing them, for ingest to copy the next ones into: old has room for
+ * n; returns how many it got, the caller's to reuse or kpc_record_free().
+ */
+size_t kpx_store_add_recycle(struct kpx_store *s, struct kpc_record **recs, char **problems,
+			     size_t n, struct kpc_record **old);
+/*
  * kprint.ko was loaded again: drop the old instance's records, whose
  * sequence numbers the new one reuses (paging by seq would mix them).
  */

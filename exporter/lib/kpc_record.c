@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netlink/attr.h>
@@ -121,60 +123,82 @@ static inline const struct nlattr *kpc_nla_next(const struct nlattr *nla, int *r
 	return (const struct nlattr *)((const char *)nla + total);
 }
 
-/* What libnl's validate_nla() checks: exact scalar sizes, string limits. */
-static bool kpc_nla_valid(const struct kpc_genl_attr *at, const char *data, int len)
-{
-	switch (at->kind) {
-	case KPC_GENL_U32:
-	case KPC_GENL_U64:
-		return len == at->len;
-	case KPC_GENL_STRING:
-		return len >= 1 && len <= at->len && data[len - 1] == '\0';
-	default:
-		return true;	/* PAD and unused numbers: anything */
-	}
-}
-
 /*
  * The policy checked the final NUL.  The text and the args are rendered
  * bytes, in which "%c" of 0 puts a NUL: data, kept with its length.  The
  * other strings are names the kernel holds as C strings, so a NUL inside
  * one would be a broken record, not a message.
  */
-static bool kpc_nla_string_ok(int type, const char *s, int len)
+static inline bool kpc_nla_name_ok(const char *s, int len)
 {
-	if (type == KPRINT_RECORD_A_TEXT || type == KPRINT_RECORD_A_ARG)
-		return true;
 	return memchr(s, '\0', len - 1) == NULL;
 }
 
-/* Fill the field of struct kpc_record that the attribute's table names. */
-static inline void kpc_record_set(struct kpc_record *rec, const struct kpc_genl_attr *at,
-				  const char *data)
+/*
+ * One attribute of the nest: what libnl's validate_nla() checks (exact
+ * scalar sizes, string limits and final NUL), then the field of struct
+ * kpc_record that the attribute's table names, filled in one switch.
+ * Returns 0, -EINVAL for a policy violation (which wins over everything
+ * the walk finds), or 1 for an attribute that fills no field once: the
+ * args, and attributes this library ignores.
+ */
+static inline int kpc_record_attr(struct kpc_record *rec, const struct kpc_genl_attr *at,
+				  int type, const char *data, int len, bool *names_ok)
 {
 	char *field = (char *)rec + at->offset;
 
-	/* Constant sizes, so that the copies are moves, not calls. */
 	switch (at->kind) {
-	case KPC_GENL_STRING:
-		*(const char **)field = data;
-		break;
 	case KPC_GENL_U32:
+		if (len != at->len)
+			return -EINVAL;
+		/* Constant sizes, so that the copies are moves, not calls. */
 		memcpy(field, data, sizeof(uint32_t));
-		break;
+		return 0;
 	case KPC_GENL_U64:
+		if (len != at->len)
+			return -EINVAL;
 		memcpy(field, data, sizeof(uint64_t));
-		break;
+		return 0;
+	case KPC_GENL_STRING:
+		if (len < 1 || len > at->len || data[len - 1] != '\0')
+			return -EINVAL;
+		if (at->multi)
+			return 1;
+		if (type == KPRINT_RECORD_A_TEXT)
+			rec->text_len = len - 1;
+		else if (!kpc_nla_name_ok(data, len))
+			*names_ok = false;
+		*(const char **)field = data;
+		return 0;
+	default:
+		return 1;	/* PAD and unused numbers: anything */
 	}
 }
 
+/* The record's one repeated attribute, the args; other repeated ones are ignored. */
+static inline int kpc_record_arg(struct kpc_record *rec, int type, const char *data, int len)
+{
+	if (type != KPRINT_RECORD_A_ARG)
+		return 0;
+	if (rec->nargs == KPRINT_ARGS_MAX)
+		return -E2BIG;
+	rec->arg_len[rec->nargs] = len - 1;
+	rec->args[rec->nargs++] = data;
+	return 0;
+}
+
+#define KPC_BIT(type)	(1ull << (type))
+/* What a record cannot be without. */
+#define KPC_RECORD_REQUIRED						\
+	(KPC_BIT(KPRINT_RECORD_A_SEQ) | KPC_BIT(KPRINT_RECORD_A_LEVEL) |	\
+	 KPC_BIT(KPRINT_RECORD_A_FORMAT) | KPC_BIT(KPRINT_RECORD_A_TEXT))
+
 int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 {
-	const struct nlattr *tb[KPRINT_RECORD_A_MAX + 1] = { NULL };
-	int rem = nla_len(nest), walk_err = 0, type, len;
+	int rem = nla_len(nest), walk_err = 0, type, len, ret;
 	const struct kpc_genl_attr *at;
 	const struct nlattr *nla;
-	bool strings_ok = true;
+	bool names_ok = true;
 	uint64_t seen = 0;
 	const char *data;
 
@@ -190,53 +214,38 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 		at = &kpc_genl_record_attrs[type];
 		data = (const char *)nla + NLA_HDRLEN;
 		len = nla->nla_len - NLA_HDRLEN;
-		/* A policy violation anywhere wins over the walk's errors. */
-		if (!kpc_nla_valid(at, data, len))
-			return -EINVAL;
-		if (at->kind == KPC_GENL_ANY)
-			continue;
-		if (at->multi) {
-			/* The record's one repeated attribute: the args. */
-			if (type != KPRINT_RECORD_A_ARG || walk_err)
-				continue;
-			if (rec->nargs == KPRINT_ARGS_MAX)
-				walk_err = -E2BIG;
-			else if (!kpc_nla_string_ok(type, data, len))
-				walk_err = -EINVAL;
-			else {
-				rec->arg_len[rec->nargs] = len - 1;
-				rec->args[rec->nargs++] = data;
-			}
+		ret = kpc_record_attr(rec, at, type, data, len, &names_ok);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			/* An ARG after a walk error is not looked at: the first error is said. */
+			if (at->multi && !walk_err)
+				walk_err = kpc_record_arg(rec, type, data, len);
 			continue;
 		}
 		/* One of each, but ARGs: nla_parse() would keep the last. */
-		if (!walk_err && (seen & (1ull << type)))
+		if (!walk_err && (seen & KPC_BIT(type)))
 			walk_err = -EINVAL;
-		seen |= 1ull << type;
-		tb[type] = nla;
-		if (at->kind == KPC_GENL_STRING && !kpc_nla_string_ok(type, data, len))
-			strings_ok = false;
-		if (type == KPRINT_RECORD_A_TEXT)
-			rec->text_len = len - 1;
-		kpc_record_set(rec, at, data);
+		seen |= KPC_BIT(type);
 	}
-	if (!tb[KPRINT_RECORD_A_SEQ] || !tb[KPRINT_RECORD_A_LEVEL] ||
-	    !tb[KPRINT_RECORD_A_FORMAT] || !tb[KPRINT_RECORD_A_TEXT])
+	if ((seen & KPC_RECORD_REQUIRED) != KPC_RECORD_REQUIRED)
 		return -EINVAL;
 	if (walk_err)
 		return walk_err;
 	/* Trailing bytes the walk could not take as an attribute. */
 	if (rem)
 		return -EINVAL;
-	if (!strings_ok)
+	if (!names_ok)
 		return -EINVAL;
 
 	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX ||
 	    rec->source > KPRINT_SOURCE_MAX)
 		return -ERANGE;
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
-	if (!tb[KPRINT_RECORD_A_FORMAT_ID])
+	if (!(seen & KPC_BIT(KPRINT_RECORD_A_FORMAT_ID)))
 		rec->format_id = kpc_format_id(rec->format);
+	rec->raw = nla_data(nest);
+	rec->raw_len = nla_len(nest);
 	return 0;
 }
 
@@ -309,11 +318,21 @@ struct kpc_record_slot {
 	uint32_t *len;
 };
 
-/* The string fields of a record, from the spec's table, so copying can loop. */
-static unsigned int kpc_record_string_slots(struct kpc_record *rec,
-					    struct kpc_record_slot *slots)
+/*
+ * Where struct kpc_record keeps its strings but the args, from the spec's
+ * table, found once: a copy per record looked through the whole table
+ * twice.
+ */
+static struct {
+	size_t offset;
+	bool text;
+} kpc_record_fields[KPRINT_RECORD_A_MAX + 1];
+static unsigned int kpc_record_nfields;
+static pthread_once_t kpc_record_fields_once = PTHREAD_ONCE_INIT;
+
+static void kpc_record_fields_init(void)
 {
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	int type;
 
 	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
@@ -321,8 +340,22 @@ static unsigned int kpc_record_string_slots(struct kpc_record *rec,
 
 		if (at->kind != KPC_GENL_STRING || at->multi)
 			continue;
-		slots[n].str = (const char **)((char *)rec + at->offset);
-		slots[n++].len = type == KPRINT_RECORD_A_TEXT ? &rec->text_len : NULL;
+		kpc_record_fields[n].offset = at->offset;
+		kpc_record_fields[n++].text = type == KPRINT_RECORD_A_TEXT;
+	}
+	kpc_record_nfields = n;
+}
+
+/* The string fields of a record, so copying can loop. */
+static unsigned int kpc_record_string_slots(struct kpc_record *rec,
+					    struct kpc_record_slot *slots)
+{
+	unsigned int i, n;
+
+	pthread_once(&kpc_record_fields_once, kpc_record_fields_init);
+	for (n = 0; n < kpc_record_nfields; n++) {
+		slots[n].str = (const char **)((char *)rec + kpc_record_fields[n].offset);
+		slots[n].len = kpc_record_fields[n].text ? &rec->text_len : NULL;
 	}
 	for (i = 0; i < rec->nargs; i++) {
 		slots[n].str = &rec->args[i];
@@ -345,30 +378,81 @@ static size_t kpc_record_slot_len(const struct kpc_record_slot *slot)
 	return strlen(*slot->str);
 }
 
-struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
+/* The string field of rec at offset, as kpc_record_fields[] names it. */
+static inline const char **kpc_record_field(const struct kpc_record *rec, unsigned int i)
+{
+	return (const char **)((char *)rec + kpc_record_fields[i].offset);
+}
+
+/*
+ * Whether a copy may take string s (len bytes, 0: up to its NUL) with
+ * rec's raw attributes: it is in them, NUL and all, or it is empty (the
+ * copy's is then a static "").
+ */
+static inline bool kpc_record_raw_str(const struct kpc_record *rec, const char *s, uint32_t len)
+{
+	uintptr_t off = (uintptr_t)s - (uintptr_t)rec->raw;
+
+	if (s && off < rec->raw_len)
+		return off + len < rec->raw_len;
+	return !s || (!*s && !len);
+}
+
+/*
+ * Whether a copy can be the record's raw attributes in one piece.  Not so
+ * for a record built in code, nor for one whose strings a caller pointed
+ * elsewhere: those are copied string by string.
+ */
+static bool kpc_record_raw_ok(const struct kpc_record *rec)
+{
+	unsigned int i;
+
+	if (!rec->raw)
+		return false;
+	pthread_once(&kpc_record_fields_once, kpc_record_fields_init);
+	for (i = 0; i < kpc_record_nfields; i++)
+		if (!kpc_record_raw_str(rec, *kpc_record_field(rec, i),
+					kpc_record_fields[i].text ? rec->text_len : 0))
+			return false;
+	for (i = 0; i < rec->nargs; i++)
+		if (!kpc_record_raw_str(rec, rec->args[i], rec->arg_len[i]))
+			return false;
+	return true;
+}
+
+/* Where string s of rec is in a copy of its raw attributes at p. */
+static inline const char *kpc_record_moved(const struct kpc_record *rec, const char *s,
+					   const char *p)
+{
+	uintptr_t off = (uintptr_t)s - (uintptr_t)rec->raw;
+
+	return s && off < rec->raw_len ? p + off : "";
+}
+
+size_t kpc_record_copy_size(const struct kpc_record *rec)
 {
 	struct kpc_record_slot slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
-	struct kpc_record *copy;
-	size_t size = sizeof(*copy);
+	size_t size = sizeof(*rec);
 	unsigned int i, n;
-	char *p;
 
 	if (rec->nargs > KPRINT_ARGS_MAX)
-		return NULL;
-
-	/* Size the copy from the original's strings... */
+		return 0;
+	if (kpc_record_raw_ok(rec))
+		return size + rec->raw_len;
 	n = kpc_record_string_slots((struct kpc_record *)rec, slots);
 	for (i = 0; i < n; i++)
 		size += kpc_record_slot_len(&slots[i]) + 1;
+	return size;
+}
 
-	copy = malloc(size);
-	if (!copy)
-		return NULL;
-	*copy = *rec;
+/* The copy's strings, one by one, after the struct. */
+static void kpc_record_copy_strings(struct kpc_record *copy)
+{
+	struct kpc_record_slot slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
+	char *p = (char *)(copy + 1);
+	unsigned int i, n;
 
-	/* ...then repoint the copy's fields at its own storage. */
 	n = kpc_record_string_slots(copy, slots);
-	p = (char *)(copy + 1);
 	for (i = 0; i < n; i++) {
 		size_t len = kpc_record_slot_len(&slots[i]);
 
@@ -380,7 +464,46 @@ struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 			*slots[i].len = len;
 		p += len + 1;
 	}
+	copy->raw = NULL;
+	copy->raw_len = 0;
+}
+
+/* The raw attributes after the struct, and the copy's strings moved into them. */
+static void kpc_record_copy_raw(const struct kpc_record *rec, struct kpc_record *copy)
+{
+	char *p = (char *)(copy + 1);
+	unsigned int i;
+
+	memcpy(p, rec->raw, rec->raw_len);
+	for (i = 0; i < kpc_record_nfields; i++) {
+		const char **f = kpc_record_field(copy, i);
+
+		*f = kpc_record_moved(rec, *f, p);
+	}
+	for (i = 0; i < rec->nargs; i++)
+		copy->args[i] = kpc_record_moved(rec, rec->args[i], p);
+	copy->raw = p;
+}
+
+struct kpc_record *kpc_record_copy(const struct kpc_record *rec, void *mem)
+{
+	struct kpc_record *copy = mem;
+
+	if (rec->nargs > KPRINT_ARGS_MAX || !mem)
+		return NULL;
+	*copy = *rec;
+	if (kpc_record_raw_ok(rec))
+		kpc_record_copy_raw(rec, copy);
+	else
+		kpc_record_copy_strings(copy);
 	return copy;
+}
+
+struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
+{
+	size_t size = kpc_record_copy_size(rec);
+
+	return size ? kpc_record_copy(rec, malloc(size)) : NULL;
 }
 
 void kpc_record_free(struct kpc_record *rec)

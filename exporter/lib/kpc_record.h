@@ -55,6 +55,13 @@ struct kpc_record {
 	uint64_t continues;		/* seq a KPRINT_RECORD_F_CONT continues */
 	uint64_t printk_seq;		/* printk's seq (/dev/kmsg's), printk records */
 	uint64_t filtered;		/* a filtered subscription's: refused right before seq */
+	/*
+	 * The attributes it was decoded from, which hold every string it
+	 * points to: a copy takes them in one piece, rather than string by
+	 * string.  NULL in a record built in code.
+	 */
+	const void *raw;
+	uint32_t raw_len;
 };
 
 /*
@@ -113,6 +120,15 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 /* A self-contained copy (one allocation, free with kpc_record_free()). */
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec);
 void kpc_record_free(struct kpc_record *rec);
+/*
+ * The same copy in memory the caller has, for a reader that reuses the
+ * copies it no longer keeps rather than allocate one per record:
+ * kpc_record_copy_size() bytes, aligned as malloc() aligns, and then
+ * kpc_record_copy() fills mem and returns it as the copy.  NULL, and 0,
+ * for a record with more than KPRINT_ARGS_MAX args.
+ */
+size_t kpc_record_copy_size(const struct kpc_record *rec);
+struct kpc_record *kpc_record_copy(const struct kpc_record *rec, void *mem);
 
 /* FNV-1a 64 of the format string's bytes, as the UAPI defines format ids. */
 uint64_t kpc_format_id(const char *fmt);

@@ -2,7 +2,8 @@
 /*
  * Record decoding from netlink messages built with libnl the way the kernel
  * builds them: complete and batched ones decode, malformed ones are
- * rejected.  Also format ids (FNV-1a 64), names, kpc_record_dup(), and
+ * rejected.  Also format ids (FNV-1a 64), names, kpc_record_dup() and
+ * kpc_record_copy(), and
  * that the decode tables generated from the spec agree with the UAPI.
  */
 #include <errno.h>
@@ -359,6 +360,68 @@ static void test_inner_nul(void)
 	       "a decoded record always has its lengths");
 }
 
+/*
+ * A decoded record is copied as its attributes in one piece (issue 31),
+ * into memory the caller has too; a string a caller pointed elsewhere is
+ * still copied, not taken from the attributes.
+ */
+static void test_copy_raw(void)
+{
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct kpc_record rec, other, *copy, *again, *moved;
+	char *gone = strdup("");
+	struct nlattr *nest;
+	size_t size;
+	void *mem;
+	int err;
+
+	test_put_record(msg, 7, KPRINT_LEVEL_ERR);
+	nest = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0);
+	err = kpc_record_decode(nest, &rec);
+	tap_ok(!err && rec.raw == nla_data(nest) && rec.raw_len == (uint32_t)nla_len(nest),
+	       "a decoded record names the attributes it came from");
+	size = kpc_record_copy_size(&rec);
+	tap_ok(size == sizeof(rec) + rec.raw_len,
+	       "its copy is the struct and the attributes (%zu bytes)", size);
+	mem = malloc(size);
+	copy = kpc_record_copy(&rec, mem);
+	memset(nlmsg_hdr(msg), 0xa5, nlmsg_hdr(msg)->nlmsg_len);
+	tap_ok(copy == mem && copy->raw == (void *)(copy + 1) &&
+	       !strcmp(copy->text, "cheesy flash drive detected at 12") &&
+	       !strcmp(copy->comm, "insmod") && !strcmp(copy->device, "+usb:1-1.2") &&
+	       copy->nargs == 2 && !strcmp(copy->args[0], "flash") && copy->arg_len[0] == 5 &&
+	       !strcmp(copy->format, "cheesy %s drive detected at %d") && copy->seq == 7,
+	       "kpc_record_copy() into the caller's memory outlives the message");
+	again = kpc_record_dup(copy);
+	tap_ok(again && again->raw == (void *)(again + 1) && again->text != copy->text &&
+	       !strcmp(again->text, copy->text) && !strcmp(again->args[1], "12"),
+	       "a copy of a copy is its attributes in one piece too");
+	kpc_record_free(again);
+
+	/* A string pointed elsewhere: copied string by string. */
+	other = *copy;
+	other.text = "a text of the caller's";
+	other.text_len = 0;
+	moved = kpc_record_dup(&other);
+	tap_ok(moved && !moved->raw && !strcmp(moved->text, "a text of the caller's") &&
+	       moved->text_len == strlen("a text of the caller's") &&
+	       !strcmp(moved->module, "usb_storage") && !strcmp(moved->args[0], "flash"),
+	       "a text the caller pointed elsewhere is copied, not taken from the attributes");
+	kpc_record_free(moved);
+
+	/* An empty one elsewhere is "" in the copy, which keeps no pointer to it. */
+	other = *copy;
+	other.device = gone;
+	moved = kpc_record_dup(&other);
+	free(gone);
+	tap_ok(moved && moved->raw && moved->device != gone && !strcmp(moved->device, "") &&
+	       !strcmp(moved->text, "cheesy flash drive detected at 12"),
+	       "an empty string elsewhere is \"\" in a copy of the attributes");
+	kpc_record_free(moved);
+	free(mem);
+	nlmsg_free(msg);
+}
+
 static int bad_seq(uint64_t seq, void *ctx)
 {
 	struct seen *s = ctx;
@@ -527,6 +590,7 @@ int main(void)
 	test_batch_with_bad_record();
 	test_rejects();
 	test_inner_nul();
+	test_copy_raw();
 	test_bad_record_seq();
 	test_bad_messages();
 	test_callback_stops();

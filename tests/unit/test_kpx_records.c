@@ -417,10 +417,38 @@ static void test_store_order(void)
 	kpx_store_fini(&s);
 }
 
+/*
+ * Ingest copies the next records into those the store no longer keeps
+ * (issue 31): the store hands back exactly the ones it pushed out.
+ */
+static void test_store_recycle(void)
+{
+	struct kpc_record *batch[6], *old[6];
+	struct kpx_store s;
+	size_t nold;
+	int i;
+
+	kpx_store_init(&s, 4);
+	for (i = 0; i < 3; i++)
+		batch[i] = mk(i + 1, 3, "r", "");
+	nold = kpx_store_add_recycle(&s, batch, NULL, 3, old);
+	tap_ok(nold == 0 && s.n == 3, "nothing pushed out while there is room");
+	for (i = 0; i < 3; i++)
+		batch[i] = mk(i + 4, 3, "r", "");
+	nold = kpx_store_add_recycle(&s, batch, NULL, 3, old);
+	tap_ok(nold == 2 && old[0]->seq == 1 && old[1]->seq == 2 && s.n == 4 &&
+	       s.received == 6 && kpx_store_at(&s, 2)->seq == 3,
+	       "the two oldest come back, in order, and the store keeps 3..6 (%zu back)", nold);
+	for (i = 0; i < (int)nold; i++)
+		kpc_record_free(old[i]);
+	kpx_store_fini(&s);
+}
+
 int main(void)
 {
 	test_store();
 	test_store_order();
+	test_store_recycle();
 	test_params();
 	test_source_device();
 	test_metrics();
