@@ -42,8 +42,8 @@ check_eq "the printk bridge is on" "$(cat $BRIDGE)" Y
 run_ksft on
 n=$(plan on)
 check_eq "bridge on: kprint_test exits 0" "$(cat "$WORK/on.rc")" 0
-check "bridge on: KTAP header and a plan of 14 tests" \
-	eval '[ "$(head -n 1 "$WORK/on")" = "TAP version 13" ] && [ "$n" = 14 ]'
+check_eq "bridge on: the KTAP header" "$(head -n 1 "$WORK/on")" "TAP version 13"
+check_eq "bridge on: a plan of 14 tests" "$n" 14
 check_eq "bridge on: every planned test ok, none skipped" \
 	"$(results on '[^#]*$')" "$n"
 check_eq "bridge on: no test not ok" "$(grep -c '^not ok' "$WORK/on")" 0
