@@ -41,9 +41,9 @@ Q = @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps kernel bpf exporter problems check unit vmtest soak run clean generate deb dkms-tarball
+.PHONY: all deps kernel bpf exporter problems selftest check unit vmtest soak run clean generate deb dkms-tarball
 
-all: kernel bpf exporter problems
+all: kernel bpf exporter problems selftest
 
 # Recursive, so that the kernels are looked up once scripts/deps has run:
 # on a fresh machine they are not installed when make reads this.
@@ -76,6 +76,25 @@ problems: $(PROBLEMS_CATALOG)
 
 $(PROBLEMS_CATALOG): problems/problems.yaml scripts/problems-catalog | deps
 	$(Q)scripts/problems-catalog $< $@
+
+# The kselftest of the in-tree series (kernel/intree/tools/testing/
+# selftests/kprint/), compiled as its lib.mk Makefile compiles it but
+# against this tree's UAPI header, for tests/e2e/kselftest.sh to run in the
+# guest.  Its kselftest.h is read out of Debian's linux-source-6.12 tarball
+# into .output/, never committed.
+SELFTEST_SRC := kernel/intree/tools/testing/selftests/kprint/kprint_test.c
+SELFTEST := $(OUTPUT)/selftest/kprint_test
+KSFT_H := $(OUTPUT)/selftest/include/kselftest.h
+LINUX_SOURCE_TAR := /usr/src/linux-source-6.12.tar.xz
+selftest: deps $(SELFTEST)
+
+$(KSFT_H): $(LINUX_SOURCE_TAR)
+	$(Q)mkdir -p $(@D)
+	$(Q)tar -xJOf $< linux-source-6.12/tools/testing/selftests/kselftest.h >$@.tmp
+	$(Q)mv $@.tmp $@
+
+$(SELFTEST): $(SELFTEST_SRC) include/uapi/linux/kprint.h $(KSFT_H)
+	$(Q)$(CC) -Wall -O2 -D_GNU_SOURCE= -I$(dir $(KSFT_H)) -isystem include/uapi $< -o $@
 
 # schema/gen.py writes only the files whose text changed, so an unchanged
 # spec rebuilds nothing; tests/unit/generated-fresh.sh fails on stale files.
