@@ -28,6 +28,7 @@
 #include <linux/dev_printk.h>
 #include <linux/hash.h>
 #include <linux/kernel.h>
+#include <linux/kprint.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
@@ -35,7 +36,6 @@
 #include <linux/string.h>
 #include <asm/sections.h>
 
-#include "../printk/internal.h"
 #include "kprint_bridge.h"
 #include "kprint_core.h"
 #include "kprint_record.h"
@@ -89,9 +89,12 @@ static const struct kprint_printk_wrapper *kprint_printk_wrapper(const char *fmt
 	return NULL;
 }
 
-/* The struct va_format that @w's @args end with. */
+#define KPRINT_PRINTK_WRAP_MAX	4
+
+/* The strings of @w's @args into @s, and the struct va_format after them. */
 static struct va_format *
-kprint_printk_vaf(const struct kprint_printk_wrapper *w, va_list args)
+kprint_printk_vaf(const struct kprint_printk_wrapper *w, va_list args,
+		  const char **s)
 {
 	struct va_format *vaf;
 	unsigned int n;
@@ -99,10 +102,36 @@ kprint_printk_vaf(const struct kprint_printk_wrapper *w, va_list args)
 
 	va_copy(ap, args);
 	for (n = 0; n < w->nstr; n++)
-		(void)va_arg(ap, const char *);
+		s[n] = va_arg(ap, const char *);
 	vaf = va_arg(ap, struct va_format *);
 	va_end(ap);
 	return vaf;
+}
+
+/* @w's prefix with its strings @s, at the text's tail. */
+static void kprint_printk_prefix(struct kprint_builder *b,
+				 const struct kprint_printk_wrapper *w,
+				 const char *const *s)
+{
+	size_t room;
+	char *tail = kprint_rec_text_tail(b, &room);
+	int n = 0;
+
+	switch (w->nstr) {
+	case 1:
+		n = snprintf(tail, room, w->prefix, s[0]);
+		break;
+	case 2:
+		n = snprintf(tail, room, w->prefix, s[0], s[1]);
+		break;
+	case 3:
+		n = snprintf(tail, room, w->prefix, s[0], s[1], s[2]);
+		break;
+	case 4:
+		n = snprintf(tail, room, w->prefix, s[0], s[1], s[2], s[3]);
+		break;
+	}
+	kprint_rec_text_advance(b, n);
 }
 
 /*
@@ -110,20 +139,15 @@ kprint_printk_vaf(const struct kprint_printk_wrapper *w, va_list args)
  * wrapper's prefix, then its caller's format with the caller's arguments,
  * the format and arguments of the record.
  */
-static void kprint_printk_render(struct kprint_builder *b,
-				 const struct kprint_printk_wrapper *w,
-				 struct va_format *vaf, const char *fmt,
-				 va_list args)
+static __printf(5, 0) void
+kprint_printk_render(struct kprint_builder *b,
+		     const struct kprint_printk_wrapper *w, const char *const *s,
+		     struct va_format *vaf, const char *fmt, va_list args)
 {
-	size_t room;
-	char *tail;
 	va_list ap;
 
 	if (w) {
-		tail = kprint_rec_text_tail(b, &room);
-		va_copy(ap, args);
-		kprint_rec_text_advance(b, vscnprintf(tail, room, w->prefix, ap));
-		va_end(ap);
+		kprint_printk_prefix(b, w, s);
 		va_copy(ap, *vaf->va);
 		kprint_render(b, vaf->fmt, ap);
 	} else {
@@ -179,12 +203,14 @@ static void kprint_printk_line_set(u64 pseq, u64 seq)
  * The record's header, fixed strings, text and arguments.  Returns
  * whether the text ends its line.
  */
-static bool kprint_printk_build(struct kprint_builder *b, int facility,
-				int level, const struct dev_printk_info *dev_info,
-				const char *fmt, va_list args)
+static __printf(5, 0) bool
+kprint_printk_build(struct kprint_builder *b, int facility, int level,
+		    const struct dev_printk_info *dev_info, const char *fmt,
+		    va_list args)
 {
 	const struct kprint_printk_wrapper *w = kprint_printk_wrapper(fmt);
-	struct va_format *vaf = w ? kprint_printk_vaf(w, args) : NULL;
+	const char *s[KPRINT_PRINTK_WRAP_MAX];
+	struct va_format *vaf = w ? kprint_printk_vaf(w, args, s) : NULL;
 	const char *format = vaf ? vaf->fmt : fmt;
 	struct kprint_rec *rec = b->rec;
 	size_t len, skip = 0;
@@ -220,7 +246,7 @@ static bool kprint_printk_build(struct kprint_builder *b, int facility,
 	kprint_rec_put_strn(b, KPRINT_STR_FORMAT, format,
 			    min_t(size_t, len, KPRINT_FORMAT_MAX));
 
-	kprint_printk_render(b, w, vaf, fmt, args);
+	kprint_printk_render(b, w, s, vaf, fmt, args);
 	if (b->text_len > KPRINT_PRINTK_LINE_MAX - 1) {
 		b->text_len = KPRINT_PRINTK_LINE_MAX - 1;
 		rec->flags |= KPRINT_RECORD_F_TRUNCATED;
@@ -237,7 +263,6 @@ static bool kprint_printk_build(struct kprint_builder *b, int facility,
  * kprint_printk_store() - printk hands a message over
  * @facility: syslog facility (0 but for /dev/kmsg writes)
  * @level: the level printk stores
- * @flags: printk's LOG_* flags of the message
  * @dev_info: dev_printk()'s SUBSYSTEM and DEVICE, or NULL
  * @pseq: printk's seq of the record the text goes into
  * @cont: the text is appended to the open record @pseq
@@ -246,7 +271,7 @@ static bool kprint_printk_build(struct kprint_builder *b, int facility,
  *
  * Context: vprintk_store(), interrupts off, any context.
  */
-void kprint_printk_store(int facility, int level, u32 flags,
+void kprint_printk_store(int facility, int level,
 			 const struct dev_printk_info *dev_info, u64 pseq,
 			 bool cont, const char *fmt, va_list args)
 {
@@ -288,7 +313,7 @@ void kprint_printk_store(int facility, int level, u32 flags,
 	}
 	atomic64_inc(&kprint_printk_bridged);
 	/* dev_printk() always ends its line (LOG_NEWLINE). */
-	if (!cont && !newline && !dev_info && !(flags & LOG_NEWLINE))
+	if (!cont && !newline && !dev_info)
 		kprint_printk_line_set(pseq, seq);
 out:
 	this_cpu_write(kprint_printk_busy, false);
