@@ -262,7 +262,7 @@ kprint_printk_build(struct kprint_builder *b, int facility, int level,
 /**
  * kprint_printk_store() - printk hands a message over
  * @facility: syslog facility (0 but for /dev/kmsg writes)
- * @level: the level printk stores
+ * @level: the level printk stores (for @cont, its record's: printk keeps it)
  * @dev_info: dev_printk()'s SUBSYSTEM and DEVICE, or NULL
  * @pseq: printk's seq of the record the text goes into
  * @cont: the text is appended to the open record @pseq
