@@ -47,6 +47,19 @@ check "the cover letter lists the generated files" \
 check "the cover letter has its subject" \
 	grep -q '^Subject: \[PATCH 0/[0-9]*\] kprint: ' "$cover"
 
+# Patch 3 once kernel/intree/ has its files (docs/patches.md).
+p3=$(ls $out/0003-*.patch 2>/dev/null)
+if [ -e kernel/intree/Documentation/core-api/kprint.rst ]; then
+	for f in Documentation/core-api/kprint.rst Documentation/core-api/index.rst \
+		tools/testing/selftests/Makefile MAINTAINERS; do
+		check "patch 3 holds $f" grep -qx "$f" <(touched "$p3")
+	done
+	check "patch 3 puts kprint in the selftests' TARGETS" \
+		grep -qx '+TARGETS += kprint' "$p3"
+else
+	check_eq "no patch 3 without its files" "$p3" ""
+fi
+
 # The reading of checkpatch's output: a patch with a known error is seen.
 bad=$(mktemp -d)
 trap 'rm -rf "$bad"' EXIT
