@@ -17,6 +17,9 @@
 #   make bench    the benchmarks (tests/bench/): two guest boots, every ratio
 #                 against its baseline, .output/bench/results.{json,md};
 #                 BENCH_ARGS=--smoke for a quick run that only checks the suite
+#   make patches  kprint as a patch series against linux-source-6.12 in
+#                 .output/patches/, applied, checkpatch'ed and compiled
+#                 in a prepared tree (docs/patches.md)
 #   make deb      the Debian packages kprint and kprint-dkms (debian/) in
 #                 .output/deb/, built from a copy of the working tree
 #
@@ -134,6 +137,12 @@ fuzz: deps bpf
 .PHONY: bench
 bench: all
 	$(Q)tests/bench/run $(BENCH_ARGS)
+
+# The series is made and checked by one script, which tests/host/patches.sh
+# runs too; the prepared linux-source-6.12 tree is kept in .output/linux/.
+.PHONY: patches
+patches: deps
+	$(Q)scripts/patches/series build check
 
 # dpkg-buildpackage in a copy of the working tree under .output/deb/, so
 # that the build writes nothing here and builds what is here, committed or

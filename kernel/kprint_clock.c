@@ -81,7 +81,7 @@ u64 kprint_clock_read(s64 *real_offset)
 	u64 mono, after;
 
 	if (likely(a->local && since < KPRINT_CLOCK_SPAN &&
-		   a->jiffies == READ_ONCE(jiffies))) {
+		   READ_ONCE(jiffies) == a->jiffies)) {
 		*real_offset = a->real_offset;
 		return a->mono + since;
 	}

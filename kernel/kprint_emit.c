@@ -18,6 +18,12 @@
 #include "kprint_emit.h"
 #include "kprint_render.h"
 
+/*
+ * The NMI echo: the record's level as the text's KERN_ prefix, given to
+ * _printk(), as printk()'s index has no use for a format built at run time.
+ */
+#define KPRINT_EMIT_ECHO	KERN_SOH "%c%pV"
+
 static u64 kprint_site_format_id(struct kprint_site *site)
 {
 #if BITS_PER_LONG == 64
@@ -54,11 +60,13 @@ static const unsigned short *kprint_site_str_len(struct kprint_site *site)
 	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(strs) != ARRAY_SIZE(site->str_len));
+	/* Pairs with the release below: the lengths are whole once ready. */
 	if (likely(smp_load_acquire(&site->str_len_ready)))
 		return site->str_len;
 	for (i = 0; i < ARRAY_SIZE(strs); i++)
 		site->str_len[i] = strnlen(*(const char **)((void *)site + strs[i].offset),
 					   strs[i].max);
+	/* Publishes the lengths to the acquire above. */
 	smp_store_release(&site->str_len_ready, true);
 	return site->str_len;
 }
@@ -107,7 +115,7 @@ static void kprint_nmi_echo(u8 level, const char *fmt, va_list args)
 	vaf.fmt = fmt;
 	vaf.va = &ap;
 	kprint_own_printk_begin();
-	printk(KERN_SOH "%c%pV", '0' + level, &vaf);
+	_printk(KPRINT_EMIT_ECHO, '0' + level, &vaf);
 	kprint_own_printk_end();
 	va_end(ap);
 }

@@ -54,14 +54,14 @@ kprint_nl_dump_ctx(struct netlink_callback *cb)
  * The request's parsed attributes in a dump's callbacks.  Linux 6.2's
  * split genetlink ops moved them from struct genl_dumpit_info into the
  * struct genl_info it now embeds (genl_info_dump()); 6.1 has only the
- * former, 6.12 only the latter.
+ * former, 6.12 only the latter (KPRINT_COMPAT_6_1: kernel/Kbuild).
  */
 static struct nlattr *const *kprint_nl_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-	return genl_info_dump(cb)->attrs;
-#else
+#ifdef KPRINT_COMPAT_6_1
 	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_info_dump(cb)->attrs;
 #endif
 }
 

@@ -84,6 +84,7 @@ static atomic_t kprint_ntf_nr_subs = ATOMIC_INIT(0);
 
 static bool kprint_ntf_is_enabled(void)
 {
+	/* Pairs with kprint_ntf_init()'s release: ring and family are set. */
 	return smp_load_acquire(&kprint_ntf_enabled);
 }
 
@@ -291,6 +292,7 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 	 * (test_and_set_bit() is a full barrier), so none is left behind.
 	 */
 	clear_bit(0, &kprint_ntf_pending);
+	/* The clear before the ring's reads, as explained above. */
 	smp_mb__after_atomic();
 	mutex_lock(&kprint_ntf_subs_lock);
 	while (!all && kprint_ntf_is_enabled()) {
@@ -402,6 +404,7 @@ int kprint_ntf_start(struct kprint_ring *ring,
 		return err;
 	kprint_ntf_ring = ring;
 	kprint_ntf_family = family;
+	/* Publishes ring and family to kprint_ntf_is_enabled(). */
 	smp_store_release(&kprint_ntf_enabled, true);
 	return 0;
 }

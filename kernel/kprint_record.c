@@ -49,7 +49,7 @@ void kprint_rec_begin(struct kprint_builder *b, u8 level, u8 class, u32 flags)
 		rec->pid = task_tgid_nr(current);
 		/* strscpy(), without its call to memcpy() for a dozen bytes. */
 		for (i = 0; i < sizeof(rec->comm) - 1 &&
-			    (c = READ_ONCE(current->comm[i])); i++)
+		     (c = READ_ONCE(current->comm[i])); i++)
 			rec->comm[i] = c;
 	}
 	b->pos = rec->data;

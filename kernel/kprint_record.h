@@ -14,10 +14,11 @@
 #include <linux/kprint.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#if __has_include(<linux/unaligned.h>)	/* since 6.12 */
-#include <linux/unaligned.h>
-#else
+/* <linux/unaligned.h> since 6.12 (KPRINT_COMPAT_6_1: kernel/Kbuild). */
+#ifdef KPRINT_COMPAT_6_1
 #include <asm/unaligned.h>
+#else
+#include <linux/unaligned.h>
 #endif
 #include <kprint_fnv1a.h>
 
@@ -237,7 +238,7 @@ static inline const char *kprint_rec_text(const struct kprint_rec *rec)
 static inline const char *kprint_rec_tags(const struct kprint_rec *rec,
 					  unsigned int *len)
 {
-	BUILD_BUG_ON(KPRINT_STR_MODULE != KPRINT_STR_SUBSYSTEM + 1);
+	BUILD_BUG_ON(KPRINT_STR_MODULE - KPRINT_STR_SUBSYSTEM != 1);
 	*len = rec->slen[KPRINT_STR_SUBSYSTEM] + 1 +
 	       rec->slen[KPRINT_STR_MODULE] + 1;
 	return kprint_rec_str(rec, KPRINT_STR_SUBSYSTEM);

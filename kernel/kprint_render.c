@@ -432,7 +432,7 @@ static noinline bool kprint_render_snprintf(struct kprint_builder *b,
 		 * at its first few characters, never at 60 of them.
 		 */
 		if (fs->type != KPRINT_FMT_PTR ||
-		    strnchr(fmt, sizeof(spec) - 1, 'p') == NULL) {
+		    !strnchr(fmt, sizeof(spec) - 1, 'p')) {
 			b->rec->flags |= KPRINT_RECORD_F_TRUNCATED;
 			return false;
 		}

@@ -29,7 +29,7 @@ enum kprint_render_err {
  * markers=1: the byte around each argument in kprint's printk echo, ASCII
  * unit separator, which no message has reason to contain.
  */
-#define KPRINT_MARKER		'\x1f'
+#define KPRINT_MARKER		0x1f
 
 /*
  * printk of Linux 6.1 keeps at most LOG_LINE_MAX - 1 = 991 bytes of a

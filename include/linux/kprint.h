@@ -39,6 +39,7 @@
 #define _LINUX_KPRINT_H
 
 #include <linux/compiler.h>
+#include <linux/stdarg.h>
 #include <linux/types.h>
 #include <uapi/linux/kprint.h>
 
@@ -200,6 +201,28 @@ void kprint_block_emit_site(struct kprint_block *blk, struct kprint_site *site,
 			    const char *fmt, ...);
 void kprint_block_flush(struct kprint_block *blk);
 void kprint_block_abort(struct kprint_block *blk);
+
+struct dev_printk_info;
+
+/*
+ * printk's handoff of every message it stores, in a kernel tree with
+ * kprint built in (kernel/kprint/kprint_printk.c).  Out of tree, and with
+ * kprint a module, nothing: there the printk bridge hooks printk instead.
+ */
+#if IS_BUILTIN(CONFIG_KPRINT)
+__printf(6, 0)
+void kprint_printk_store(int facility, int level,
+			 const struct dev_printk_info *dev_info, u64 pseq,
+			 bool cont, const char *fmt, va_list args);
+#else
+__printf(6, 0)
+static inline void kprint_printk_store(int facility, int level,
+				       const struct dev_printk_info *dev_info,
+				       u64 pseq, bool cont, const char *fmt,
+				       va_list args)
+{
+}
+#endif
 
 /*
  * The if () is a compile-time constant: a filtered call is still parsed and
