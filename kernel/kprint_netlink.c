@@ -376,9 +376,8 @@ static bool kprint_nl_filter_empty(const struct nlattr *attr)
  * say (an empty name, too many format ids) is refused here in the same
  * manner.  Returns 0 or -EINVAL.
  */
-static int kprint_nl_filter_parse(struct kprint_nl_filter *f,
-			   const struct nlattr *nest,
-			   struct netlink_ext_ack *extack)
+static int kprint_nl_filter_parse(struct kprint_nl_filter *f, const struct nlattr *nest,
+				  struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[KPRINT_FILTER_A_MAX + 1];
 	const struct nlattr *attr;
@@ -427,7 +426,6 @@ static int kprint_nl_filter_parse(struct kprint_nl_filter *f,
 	}
 	return 0;
 }
-
 
 /*
  * The subscriber is the socket that sends the request: its records come

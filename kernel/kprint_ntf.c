@@ -3,10 +3,11 @@
  * kprint: the notification worker.
  *
  * The "records" multicast group, and every filtered subscriber, are fed by
- * a work item that drains the ring from the ring's own notification cursor.  Emitters never build messages:
- * they may run in hard interrupt context, and most of the time nobody
- * listens.  They only ask whether anybody does (kprint_ntf_wanted()) and,
- * after storing, kick the worker (kprint_ntf_kick()).
+ * a work item that drains the ring from the ring's own notification
+ * cursor.  Emitters never build messages: they may run in hard interrupt
+ * context, and most of the time nobody listens.  They only ask whether
+ * anybody does (kprint_ntf_wanted()) and, after storing, kick the worker
+ * (kprint_ntf_kick()).
  *
  * The worker is handed the ring and the family when notifications start,
  * rather than naming them: it sits below both the core, which kicks it,
