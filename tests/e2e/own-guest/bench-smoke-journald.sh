@@ -25,44 +25,6 @@ else
 fi
 grep '^# [0-9.]* s: B10' .output/bench-smoke-journald.log | sed 's/^/# guest: /'
 
-/usr/bin/python3 - <<'PY'
-import json
-import math
-
-fails = 0
-
-
-def check(what, cond):
-    global fails
-    print(("ok - " if cond else "not ok - ") + what)
-    fails += not cond
-
-
-try:
-    with open(".output/bench-journald/results.json") as f:
-        res = json.load(f)
-except (OSError, ValueError) as e:
-    check("results.json is there and is JSON (%s)" % e, False)
-    raise SystemExit(1)
-rows = {r["id"]: r for r in res["results"]}
-for rid in ("B10", "B10_journal", "B10_kprint", "B10_journald"):
-    r = rows.get(rid)
-    check("%s: %d finite positive samples, a median between min and max"
-          % (rid, res["env"]["reps"]),
-          r is not None and len(r["samples"]) == res["env"]["reps"] and
-          all(math.isfinite(v) and v > 0 for v in r["samples"]) and
-          r["min"] <= r["median"] <= r["max"])
-reps = res["raw"]["journald"]["reps"]
-check("every flood: the exporter, journald and the bridge took CPU time",
-      all(r["journald_s"] > 0 and r["exporter_s"] > 0 and r["kernel_s"] > 0
-          for mode in ("plain", "journal") for r in reps[mode]))
-check("--journal: the namespace's journald took CPU time storing kprint's records",
-      all(r["namespace_s"] > 0 for r in reps["journal"]))
-with open(".output/bench-journald/results.md") as f:
-    md = f.read()
-check("results.md has the rows B10 and B10_journal, each with its target or none",
-      "| B10 |" in md and "| B10_journal |" in md and "<= 0.5" in md)
-raise SystemExit(1 if fails else 0)
-PY
+/usr/bin/python3 tests/bench/smoke_check.py journald "$KPRINT_BENCH_OUT"
 [ $? -eq 0 ] || KPRINT_FAILS=$((KPRINT_FAILS + 1))
 tap_exit
