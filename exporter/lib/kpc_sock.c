@@ -35,6 +35,16 @@
  */
 #define KPC_MSG_BUF_SIZE	(32 << 10)
 
+/*
+ * kpc_sock_recv()'s own buffer, kept with the socket: one recvmsg() per
+ * datagram, where nl_recv() peeks at each one's size first (two system
+ * calls) and allocates and frees a buffer for it.  kprint.ko sends no
+ * larger datagram: a notification holds at most 16 KiB of records, or one
+ * record, whose attributes' lengths are 16-bit; the controller's events
+ * are small.
+ */
+#define KPC_RECV_BUF_SIZE	(80 << 10)
+
 struct kpc_sock {
 	struct nl_sock *nl;
 	int family_id;			/* -1 while a watched family is gone */
@@ -48,6 +58,8 @@ struct kpc_sock {
 	uint64_t ids[KPRINT_FORMAT_IDS_MAX];
 	int rcvbuf;
 	uint64_t foreign;
+	unsigned char *rbuf;		/* KPC_RECV_BUF_SIZE, or NULL until needed */
+	bool rbuf_busy;			/* a callback of kpc_sock_recv() runs */
 	char extack[KPC_EXTACK_MAX];
 };
 
@@ -461,6 +473,7 @@ void kpc_sock_close(struct kpc_sock *ks)
 	if (!ks)
 		return;
 	nl_socket_free(ks->nl);
+	free(ks->rbuf);
 	free(ks);
 }
 
@@ -656,18 +669,59 @@ static int kpc_sock_ctrl_event(struct kpc_sock *ks, struct nlmsghdr *nlh)
 	return KPC_SOCK_BACK;
 }
 
+/*
+ * One datagram into ks->rbuf, as kpc_sock_read() returns it.  A datagram
+ * that did not fit is lost, as in an overrun, and said so the same way:
+ * a subscriber then re-reads the ring.
+ */
+static int kpc_sock_read_own(struct kpc_sock *ks)
+{
+	struct sockaddr_nl peer;
+	struct iovec iov = { .iov_base = ks->rbuf, .iov_len = KPC_RECV_BUF_SIZE };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	for (;;) {
+		memset(&peer, 0, sizeof(peer));
+		msg.msg_name = &peer;
+		msg.msg_namelen = sizeof(peer);
+		msg.msg_flags = 0;
+		n = recvmsg(nl_socket_get_fd(ks->nl), &msg, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		if (msg.msg_flags & MSG_TRUNC)
+			return -ENOBUFS;
+		if (peer.nl_pid == 0)
+			return n;
+		ks->foreign++;
+	}
+}
+
 int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx)
 {
 	struct nlmsghdr *nlh;
 	unsigned char *buf;
+	bool own;
 	int n, err = 0;
 
-	n = kpc_sock_read(ks, &buf);
+	/* A callback that reads this socket again gets a buffer of its own. */
+	if (!ks->rbuf && !ks->rbuf_busy)
+		ks->rbuf = malloc(KPC_RECV_BUF_SIZE);
+	own = ks->rbuf && !ks->rbuf_busy;
+	if (own) {
+		n = kpc_sock_read_own(ks);
+		buf = ks->rbuf;
+	} else {
+		n = kpc_sock_read(ks, &buf);
+	}
 	if (n < 0)
 		return n;
 	if (n == 0)
 		return -EAGAIN;
 
+	ks->rbuf_busy |= own;
 	for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n);
 	     nlh = nlmsg_next(nlh, &n)) {
 		if (ks->watch && nlh->nlmsg_type == GENL_ID_CTRL) {
@@ -683,7 +737,10 @@ int kpc_sock_recv(struct kpc_sock *ks, kpc_msg_fn fn, void *ctx)
 		if (err)
 			break;
 	}
-	free(buf);
+	if (own)
+		ks->rbuf_busy = false;
+	else
+		free(buf);
 	return err;
 }
 

@@ -13,8 +13,9 @@
  * Prints "ready" once subscribed, then exits after COUNT records, or once
  * no record came for IDLE_MS after the first one, printing one JSON object:
  * {"records": N, "overruns": N, "first_ns": T, "last_ns": T,
- * "voluntary_switches": N} with CLOCK_MONOTONIC times of the first and
- * last datagram and how often it went to sleep (its wake-ups), all along.
+ * "voluntary_switches": N, "user_us": N, "system_us": N} with
+ * CLOCK_MONOTONIC times of the first and last datagram, how often it went
+ * to sleep (its wake-ups) and its CPU time, all along.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -130,8 +131,10 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("{\"records\": %" PRIu64 ", \"overruns\": %" PRIu64
 	       ", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
-	       ", \"voluntary_switches\": %ld}\n",
-	       c.records, c.overruns, c.first_ns, c.last_ns, ru.ru_nvcsw);
+	       ", \"voluntary_switches\": %ld, \"user_us\": %ld, \"system_us\": %ld}\n",
+	       c.records, c.overruns, c.first_ns, c.last_ns, ru.ru_nvcsw,
+	       (long)(ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec),
+	       (long)(ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec));
 	return 0;
 
 usage:
