@@ -536,19 +536,54 @@ static int kpc_sock_read(struct kpc_sock *ks, unsigned char **buf)
 	}
 }
 
+/*
+ * The command of the answer to a request: kprint.ko answers with the
+ * request's own, the controller a GETFAMILY with a NEWFAMILY.
+ */
+static uint8_t kpc_sock_reply_cmd(const struct nlmsghdr *req)
+{
+	const struct genlmsghdr *g = nlmsg_data(req);
+
+	if (req->nlmsg_type == GENL_ID_CTRL && g->cmd == CTRL_CMD_GETFAMILY)
+		return CTRL_CMD_NEWFAMILY;
+	return g->cmd;
+}
+
+/*
+ * Is this one of the answers to our request?  Notifications (records,
+ * the controller's events) come on the same socket in between: they have
+ * sequence number 0, and a request we gave up on left its answers with
+ * another number; a data message must also be of the family and command
+ * we asked, so that nothing else can pass for the answer.
+ */
+static bool kpc_sock_is_reply(struct nlmsghdr *nlh, uint32_t seq,
+			      uint16_t type, uint8_t cmd)
+{
+	if (nlh->nlmsg_seq != seq)
+		return false;
+	if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_DONE)
+		return true;
+	return nlh->nlmsg_type == type && genlmsg_valid_hdr(nlh, 0) &&
+	       ((struct genlmsghdr *)nlmsg_data(nlh))->cmd == cmd;
+}
+
 int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 		     kpc_msg_fn fn, void *ctx)
 {
 	int err, cb_err = 0, n;
 	struct kpc_caps caps;
 	bool done = false;
+	uint16_t type;
 	uint32_t seq;
+	uint8_t cmd;
 
 	ks->extack[0] = '\0';
 	kpc_caps_raise(&caps);
 	err = nl_send_auto(ks->nl, msg);
 	kpc_caps_lower(&caps);
 	seq = nlmsg_hdr(msg)->nlmsg_seq;
+	type = nlmsg_hdr(msg)->nlmsg_type;
+	cmd = kpc_sock_reply_cmd(nlmsg_hdr(msg));
 	nlmsg_free(msg);
 	if (err < 0)
 		return kpc_nlerr_to_errno(err);
@@ -568,8 +603,7 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 		     nlh = nlmsg_next(nlh, &n)) {
 			int status;
 
-			/* Left over from a request we gave up on. */
-			if (nlh->nlmsg_seq != seq)
+			if (!kpc_sock_is_reply(nlh, seq, type, cmd))
 				continue;
 			status = kpc_nlmsg_status(nlh, ks->extack, sizeof(ks->extack));
 			if (status <= 0) {
@@ -577,8 +611,6 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 				done = true;
 				break;
 			}
-			if (nlh->nlmsg_type != ks->family_id)
-				continue;
 			if (!cb_err && fn)
 				cb_err = fn(nlh, ctx);
 		}
