@@ -18,6 +18,7 @@
 #include <netlink/genl/ctrl.h>
 
 #include "kpc_caps.h"
+#include "kpc_ctrl.h"
 #include "kpc_genl.h"
 #include "kpc_sock.h"
 
@@ -262,14 +263,37 @@ static int kpc_sock_add_membership(struct kpc_sock *ks, int grp)
 	return err;
 }
 
+/*
+ * The id of family (and of its group, when not NULL, in *grp), asked of
+ * the controller on our own socket: -ENOENT if there is no such family,
+ * -EPROTO if it lacks the group.  libnl's lookups would take a record
+ * of a group this socket joined for the controller's answer (kpc_ctrl.h).
+ */
+static int kpc_sock_ctrl_resolve(struct kpc_sock *ks, const char *family,
+				 const char *group, int *grp)
+{
+	struct kpc_ctrl_reply r = { .family = family, .group = group, .id = -1 };
+	struct nl_msg *msg;
+	int err;
+
+	/* No family has a longer name; the controller's policy says -EINVAL. */
+	if (strlen(family) >= GENL_NAMSIZ)
+		return -ENOENT;
+	msg = kpc_ctrl_getfamily(family);
+	if (!msg)
+		return -ENOMEM;
+	err = kpc_sock_request(ks, msg, kpc_ctrl_cb, &r);
+	return err ? err : kpc_ctrl_result(&r, grp);
+}
+
 static int kpc_sock_join(struct kpc_sock *ks, const char *family,
 			 const char *group)
 {
 	int grp, err;
 
-	grp = genl_ctrl_resolve_grp(ks->nl, family, group);
-	if (grp < 0)
-		return grp == -NLE_OBJ_NOTFOUND ? -EPROTO : kpc_nlerr_to_errno(grp);
+	err = kpc_sock_ctrl_resolve(ks, family, group, &grp);
+	if (err < 0)
+		return err;
 
 	err = kpc_sock_add_membership(ks, grp);
 	if (err)
@@ -412,10 +436,14 @@ int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
 	if (err)
 		goto err_connect;
 
-	/* Resolve with the socket still blocking: libnl waits for the answer. */
-	ks->family_id = genl_ctrl_resolve(ks->nl, family);
+	/* Before any request: our request loop needs the receive timeout. */
+	kpc_sock_set_options(ks, opts->timeout_ms ? opts->timeout_ms :
+			     KPC_TIMEOUT_MS_DEFAULT);
+
+	/* Still blocking: the lookups below wait for their answers. */
+	ks->family_id = kpc_sock_ctrl_resolve(ks, family, NULL, NULL);
 	if (ks->family_id < 0) {
-		err = kpc_nlerr_to_errno(ks->family_id);
+		err = ks->family_id;
 		goto err_setup;
 	}
 
@@ -438,9 +466,6 @@ int kpc_sock_open(const struct kpc_sock_opts *opts, struct kpc_sock **out)
 			goto err_setup;
 		ks->watch = true;
 	}
-
-	kpc_sock_set_options(ks, opts->timeout_ms ? opts->timeout_ms :
-			     KPC_TIMEOUT_MS_DEFAULT);
 
 	if (opts->filter) {
 		err = kpc_sock_open_filtered(ks, opts);
@@ -549,19 +574,54 @@ static int kpc_sock_read(struct kpc_sock *ks, unsigned char **buf)
 	}
 }
 
+/*
+ * The command of the answer to a request: kprint.ko answers with the
+ * request's own, the controller a GETFAMILY with a NEWFAMILY.
+ */
+static uint8_t kpc_sock_reply_cmd(const struct nlmsghdr *req)
+{
+	const struct genlmsghdr *g = nlmsg_data(req);
+
+	if (req->nlmsg_type == GENL_ID_CTRL && g->cmd == CTRL_CMD_GETFAMILY)
+		return CTRL_CMD_NEWFAMILY;
+	return g->cmd;
+}
+
+/*
+ * Is this one of the answers to our request?  Notifications (records,
+ * the controller's events) come on the same socket in between: they have
+ * sequence number 0, and a request we gave up on left its answers with
+ * another number; a data message must also be of the family and command
+ * we asked, so that nothing else can pass for the answer.
+ */
+static bool kpc_sock_is_reply(struct nlmsghdr *nlh, uint32_t seq,
+			      uint16_t type, uint8_t cmd)
+{
+	if (nlh->nlmsg_seq != seq)
+		return false;
+	if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_DONE)
+		return true;
+	return nlh->nlmsg_type == type && genlmsg_valid_hdr(nlh, 0) &&
+	       ((struct genlmsghdr *)nlmsg_data(nlh))->cmd == cmd;
+}
+
 int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 		     kpc_msg_fn fn, void *ctx)
 {
 	int err, cb_err = 0, n;
 	struct kpc_caps caps;
 	bool done = false;
+	uint16_t type;
 	uint32_t seq;
+	uint8_t cmd;
 
 	ks->extack[0] = '\0';
 	kpc_caps_raise(&caps);
 	err = nl_send_auto(ks->nl, msg);
 	kpc_caps_lower(&caps);
 	seq = nlmsg_hdr(msg)->nlmsg_seq;
+	type = nlmsg_hdr(msg)->nlmsg_type;
+	cmd = kpc_sock_reply_cmd(nlmsg_hdr(msg));
 	nlmsg_free(msg);
 	if (err < 0)
 		return kpc_nlerr_to_errno(err);
@@ -581,8 +641,7 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 		     nlh = nlmsg_next(nlh, &n)) {
 			int status;
 
-			/* Left over from a request we gave up on. */
-			if (nlh->nlmsg_seq != seq)
+			if (!kpc_sock_is_reply(nlh, seq, type, cmd))
 				continue;
 			status = kpc_nlmsg_status(nlh, ks->extack, sizeof(ks->extack));
 			if (status <= 0) {
@@ -590,34 +649,12 @@ int kpc_sock_request(struct kpc_sock *ks, struct nl_msg *msg,
 				done = true;
 				break;
 			}
-			if (nlh->nlmsg_type != ks->family_id)
-				continue;
 			if (!cb_err && fn)
 				cb_err = fn(nlh, ctx);
 		}
 		free(buf);
 	}
 	return err ? err : cb_err;
-}
-
-/* The id of our group in a controller message's CTRL_ATTR_MCAST_GROUPS. */
-static int kpc_sock_ctrl_group(struct kpc_sock *ks, struct nlattr *groups)
-{
-	struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
-	struct nlattr *grp;
-	int rem;
-
-	if (!groups)
-		return -EPROTO;
-	nla_for_each_nested(grp, groups, rem) {
-		if (nla_parse_nested(tb, CTRL_ATTR_MCAST_GRP_MAX, grp, NULL) < 0 ||
-		    !tb[CTRL_ATTR_MCAST_GRP_NAME] || !tb[CTRL_ATTR_MCAST_GRP_ID])
-			continue;
-		if (!strncmp(nla_get_string(tb[CTRL_ATTR_MCAST_GRP_NAME]),
-			     ks->group, nla_len(tb[CTRL_ATTR_MCAST_GRP_NAME])))
-			return nla_get_u32(tb[CTRL_ATTR_MCAST_GRP_ID]);
-	}
-	return -EPROTO;
 }
 
 /*
@@ -653,7 +690,7 @@ static int kpc_sock_ctrl_event(struct kpc_sock *ks, struct nlmsghdr *nlh)
 	if (id == ks->family_id)
 		return 0;
 	if (ks->group[0]) {
-		grp = kpc_sock_ctrl_group(ks, tb[CTRL_ATTR_MCAST_GROUPS]);
+		grp = kpc_ctrl_group(tb[CTRL_ATTR_MCAST_GROUPS], ks->group);
 		if (grp < 0)
 			return grp;
 		err = kpc_sock_add_membership(ks, grp);
