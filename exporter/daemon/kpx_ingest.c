@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,16 +329,6 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	struct kpc_sock *ctl;
 	struct kpc_stats stats;
 	int err;
-
-	/*
-	 * One malloc arena for every thread, asked before any is started.
-	 * Otherwise the ingest thread gets an arena of its own, which glibc
-	 * grows by what each allocation lacks, with an mprotect() per page:
-	 * one system call and one page fault for every five records or so
-	 * while the store fills.  The main arena grows by M_TOP_PAD (128 KiB)
-	 * at a time; its lock is shared with HTTP threads that seldom allocate.
-	 */
-	mallopt(M_ARENA_MAX, 1);
 
 	b = calloc(1, sizeof(*b));
 	if (!b)

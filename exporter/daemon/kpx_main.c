@@ -7,6 +7,7 @@
  * serving.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -427,6 +428,15 @@ int main(int argc, char **argv)
 	static struct kpx_daemon d = { .ingest.stop_fd = -1 };
 	int status;
 
+	/*
+	 * One malloc arena for every thread, set before any is started.
+	 * Otherwise the ingest thread gets an arena of its own, which glibc
+	 * grows by what each allocation lacks, with an mprotect() per page:
+	 * one system call and one page fault for every five records or so
+	 * while the store fills.  The main arena grows by M_TOP_PAD (128 KiB)
+	 * at a time; its lock is shared with HTTP threads that seldom allocate.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	switch (kpx_options_parse(&d.cfg, argc, argv)) {
 	case KPX_PARSE_HELP:
 		return 0;
