@@ -10,6 +10,7 @@
  * with it.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
