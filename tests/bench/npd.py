@@ -37,14 +37,15 @@ import os
 import re
 import subprocess
 import tempfile
+import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NPD_RULES = os.path.join(REPO, "tests", "host", "npd", "kernel-monitor.json")
 CATALOG = os.path.join(REPO, "problems", "problems.yaml")
-MATCHER = os.path.join(REPO, ".output", "bench", "bin", "kprint-problem-bench")
-F_CONT = 1
-LEVELS = ("emerg", "alert", "crit", "err", "warn", "notice", "info", "debug")
+MATCHER = os.path.join(REPO, ".output", "bin", "kprint-problem-bench")
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+from kpxtest import F_CONT, record  # noqa: E402
 
 
 def log(*a):
@@ -64,12 +65,11 @@ class Records:
 
     def add(self, fmt, args=(), text=None, level="info", flags=0, continues=0, **kw):
         seq = len(self.recs) + 1
-        rec = {"seq": seq, "source": "printk", "level": level, "level_num": LEVELS.index(level),
-               "pid": 100 + seq % 50, "comm": kw.get("comm", "kworker/0:1"),
-               "file": "", "function": "", "subsystem": "", "device": kw.get("device", ""),
-               "module": kw.get("module", ""), "format": fmt, "args": [str(x) for x in args],
-               "text": rendered(fmt, args) if text is None else text,
-               "flags": flags, "continues": continues}
+        rec = record(seq, fmt, level=level, module=kw.get("module", ""),
+                     device=kw.get("device", ""), args=[str(x) for x in args],
+                     text=rendered(fmt, args) if text is None else text, source="printk",
+                     flags=flags, continues=continues)
+        rec.update(pid=100 + seq % 50, comm=kw.get("comm", "kworker/0:1"))
         self.recs.append(rec)
         return seq
 

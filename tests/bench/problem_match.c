@@ -29,71 +29,26 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include <json-c/json.h>
-
 #include "kpc.h"
 #include "kpc_problems.h"
+#include "kpx_replay.h"
 
-static const char *kpb_str(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	const char *s;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return strdup("");
-	s = strdup(json_object_get_string(v));
-	return s;
-}
-
-static uint64_t kpb_u64(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return 0;
-	return (uint64_t)json_object_get_int64(v);
-}
-
-/* The fields the matcher reads, from one line of `kprint dump --json`. */
+/*
+ * One line of the file as the exporter's --replay reads it (one reader of
+ * the record JSON): 1 and the record copied into *rec (its strings stay in
+ * the decoded copy, kept to the end), 0 for a lost or module line.
+ */
 static int kpb_record(const char *line, struct kpc_record *rec)
 {
-	struct json_object *o = json_tokener_parse(line), *args, *v;
-	const char *source;
+	struct kpx_replay_line out;
+	char err[256];
+	int ret = kpx_replay_parse(line, strlen(line), &out, err, sizeof(err));
 
-	if (!o || !json_object_is_type(o, json_type_object))
-		return -EINVAL;
-	if (!json_object_object_get_ex(o, "format", &v)) {
-		json_object_put(o);
-		return 0;		/* a lost line or a module line */
-	}
-	memset(rec, 0, sizeof(*rec));
-	rec->seq = kpb_u64(o, "seq");
-	rec->level = kpb_u64(o, "level_num");
-	rec->pid = kpb_u64(o, "pid");
-	rec->flags = kpb_u64(o, "flags");
-	rec->continues = kpb_u64(o, "continues");
-	rec->printk_seq = kpb_u64(o, "printk_seq");
-	rec->comm = kpb_str(o, "comm");
-	rec->file = kpb_str(o, "file");
-	rec->function = kpb_str(o, "function");
-	rec->subsystem = kpb_str(o, "subsystem");
-	rec->module = kpb_str(o, "module");
-	rec->device = kpb_str(o, "device");
-	rec->format = kpb_str(o, "format");
-	rec->format_id = kpc_format_id(rec->format);
-	rec->text = kpb_str(o, "text");
-	source = kpb_str(o, "source");
-	rec->source = strcmp(source, "printk") ? KPRINT_SOURCE_KPRINT : KPRINT_SOURCE_PRINTK;
-	free((void *)source);
-	if (json_object_object_get_ex(o, "args", &args) &&
-	    json_object_is_type(args, json_type_array)) {
-		size_t n = json_object_array_length(args);
-
-		for (size_t i = 0; i < n && i < KPRINT_ARGS_MAX; i++)
-			rec->args[rec->nargs++] =
-				strdup(json_object_get_string(json_object_array_get_idx(args, i)));
-	}
-	json_object_put(o);
+	if (ret < 0)
+		fprintf(stderr, "kprint-problem-bench: %s\n", ret == -EINVAL ? err : strerror(-ret));
+	if (ret <= 0)
+		return ret;
+	*rec = *out.rec;
 	return 1;
 }
 
