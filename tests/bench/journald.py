@@ -38,7 +38,11 @@ import http.client
 import json
 import os
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guest import read, write  # noqa: E402
 
 BENCH = "/sys/module/kprint_bench/parameters"
 BRIDGE = "/sys/module/kprint/parameters/bridge"
@@ -49,16 +53,6 @@ NS_CONF = "/etc/systemd/journald@kprint.conf"
 
 def log(*a):
     print("#", read("/proc/uptime").split()[0], "s:", *a, flush=True)
-
-
-def write(path, value):
-    with open(path, "w") as f:
-        f.write(str(value))
-
-
-def read(path):
-    with open(path) as f:
-        return f.read()
 
 
 def sh(*argv):
