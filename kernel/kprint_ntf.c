@@ -4,7 +4,8 @@
  *
  * The "records" multicast group, and every filtered subscriber, are fed by
  * a work item that drains the ring from the ring's own notification
- * cursor.  Emitters never build messages: they may run in hard interrupt
+ * cursor, a coalescing time after the first record it has not sent yet
+ * (notify_usecs).  Emitters never build messages: they may run in hard interrupt
  * context, and most of the time nobody listens.  They only ask whether
  * anybody does (kprint_ntf_wanted()) and, after storing, kick the worker
  * (kprint_ntf_kick()).
@@ -15,8 +16,10 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -101,13 +104,60 @@ static void kprint_ntf_count(unsigned int sent, unsigned int failed)
 	atomic64_add(failed, &kprint_mcast_failed);
 }
 
-/* Emitters may hold scheduler locks: they only ever raise an irq_work. */
-static void kprint_ntf_irq_work_fn(struct irq_work *irq_work)
+/*
+ * Notifications are coalesced in time, as a network card coalesces its
+ * interrupts: the first record nobody has been sent yet starts a timer, and
+ * the worker runs when it expires, sending everything stored meanwhile.  A
+ * subscriber is woken once per datagram it finds waiting, not once per
+ * record or per worker run, and a burst that takes a millisecond to print
+ * goes out in one run of full messages instead of a trickle of small ones
+ * that wake every subscriber each.  The price is the delay itself, added
+ * to every record's way to user space.
+ */
+#define KPRINT_NTF_USECS_MAX	USEC_PER_SEC
+
+static unsigned int kprint_ntf_usecs = 2 * USEC_PER_MSEC;
+
+static int kprint_ntf_usecs_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, KPRINT_NTF_USECS_MAX);
+}
+
+static const struct kernel_param_ops kprint_ntf_usecs_ops = {
+	.set = kprint_ntf_usecs_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(notify_usecs, &kprint_ntf_usecs_ops, &kprint_ntf_usecs, 0644);
+MODULE_PARM_DESC(notify_usecs,
+		 "Microseconds records wait to be sent together, 0..1000000 (default 2000)");
+
+static struct hrtimer kprint_ntf_timer;
+
+static void kprint_ntf_queue(void)
 {
 	if (kprint_ntf_is_enabled())
 		queue_work(system_unbound_wq, &kprint_ntf_work);
 	else
 		clear_bit(0, &kprint_ntf_pending);
+}
+
+static enum hrtimer_restart kprint_ntf_timer_fn(struct hrtimer *timer)
+{
+	kprint_ntf_queue();
+	return HRTIMER_NORESTART;
+}
+
+/* Emitters may hold scheduler locks: they only ever raise an irq_work. */
+static void kprint_ntf_irq_work_fn(struct irq_work *irq_work)
+{
+	unsigned int usecs = READ_ONCE(kprint_ntf_usecs);
+
+	if (usecs && kprint_ntf_is_enabled())
+		hrtimer_start(&kprint_ntf_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL);
+	else
+		kprint_ntf_queue();
 }
 
 static struct irq_work kprint_ntf_irq_work =
@@ -403,6 +453,8 @@ int kprint_ntf_start(struct kprint_ring *ring,
 	err = netlink_register_notifier(&kprint_ntf_release_nb);
 	if (err)
 		return err;
+	hrtimer_init(&kprint_ntf_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	kprint_ntf_timer.function = kprint_ntf_timer_fn;
 	kprint_ntf_ring = ring;
 	kprint_ntf_family = family;
 	/* Publishes ring and family to kprint_ntf_is_enabled(). */
@@ -425,11 +477,15 @@ void kprint_ntf_stop(void)
 	 * every record when it sees the family go.
 	 */
 	irq_work_sync(&kprint_ntf_irq_work);
+	/* Records waiting for the timer go now. */
+	if (hrtimer_cancel(&kprint_ntf_timer))
+		queue_work(system_unbound_wq, &kprint_ntf_work);
 	flush_work(&kprint_ntf_work);
 
 	/* Stop the worker before the family's groups are released. */
 	WRITE_ONCE(kprint_ntf_enabled, false);
 	irq_work_sync(&kprint_ntf_irq_work);
+	hrtimer_cancel(&kprint_ntf_timer);
 	cancel_work_sync(&kprint_ntf_work);
 
 	netlink_unregister_notifier(&kprint_ntf_release_nb);
