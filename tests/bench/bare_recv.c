@@ -12,8 +12,9 @@
  *
  * Prints "ready" once subscribed, then exits after COUNT records, or once
  * no record came for IDLE_MS after the first one, printing one JSON object:
- * {"records": N, "overruns": N, "first_ns": T, "last_ns": T,
- * "voluntary_switches": N, "user_us": N, "system_us": N} with
+ * {"records": N, "datagrams": N, "polls": N, "overruns": N, "first_ns": T,
+ * "last_ns": T, "voluntary_switches": N, "user_us": N, "system_us": N}
+ * with the notifications it read, the polls that found one ready,
  * CLOCK_MONOTONIC times of the first and last datagram, how often it went
  * to sleep (its wake-ups) and its CPU time, all along.
  */
@@ -35,6 +36,8 @@
 
 struct kpb_count {
 	uint64_t records;
+	uint64_t datagrams;
+	uint64_t polls;
 	uint64_t overruns;
 	uint64_t first_ns;
 	uint64_t last_ns;
@@ -56,6 +59,7 @@ static int kpb_count_msg(struct nlmsghdr *nlh, void *ctx)
 
 	if (genlmsg_hdr(nlh)->cmd != KPRINT_CMD_RECORD_NTF)
 		return 0;
+	c->datagrams++;
 	nla_for_each_attr(nla, genlmsg_attrdata(genlmsg_hdr(nlh), 0),
 			  genlmsg_attrlen(genlmsg_hdr(nlh), 0), rem)
 		if (nla_type(nla) == KPRINT_A_RECORD)
@@ -105,6 +109,7 @@ int main(int argc, char **argv)
 		}
 		if (!n)
 			break;		/* idle: the burst is over */
+		c.polls++;
 		for (;;) {
 			err = kpc_sock_recv(ks, kpb_count_msg, &c);
 			if (err == -ENOBUFS) {
@@ -129,10 +134,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	printf("{\"records\": %" PRIu64 ", \"overruns\": %" PRIu64
+	printf("{\"records\": %" PRIu64 ", \"datagrams\": %" PRIu64
+	       ", \"polls\": %" PRIu64 ", \"overruns\": %" PRIu64
 	       ", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
 	       ", \"voluntary_switches\": %ld, \"user_us\": %ld, \"system_us\": %ld}\n",
-	       c.records, c.overruns, c.first_ns, c.last_ns, ru.ru_nvcsw,
+	       c.records, c.datagrams, c.polls, c.overruns, c.first_ns, c.last_ns, ru.ru_nvcsw,
 	       (long)(ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec),
 	       (long)(ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec));
 	return 0;

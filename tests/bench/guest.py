@@ -477,14 +477,17 @@ def bench_wakeups(a, res):
         bare.reader.join(10)
         out = json.loads(bare.lines[-1])
         row["bare"] = out["voluntary_switches"] * 1000 / (rate * secs)
+        row["bare_datagrams"] = out["datagrams"] * 1000 / (rate * secs)
         rows.append(row)
         log("B6 rep %d: %.2f wake-ups (and %.2f preemptions) per 1000 records; "
-            "bare receiver %.2f wake-ups" % (rep, row["exporter"], row["exporter_preempted"],
-                                             row["bare"]))
+            "bare receiver %.2f wake-ups, %.2f datagrams"
+            % (rep, row["exporter"], row["exporter_preempted"], row["bare"],
+               row["bare_datagrams"]))
     res["raw"]["wakeups"] = {"rate": rate, "seconds": secs, "reps": rows}
     res["ratios"]["B6"] = [r["exporter"] for r in rows]
     res["ratios"]["B6_preempted"] = [r["exporter_preempted"] for r in rows]
     res["ratios"]["B6_bare"] = [r["bare"] for r in rows]
+    res["ratios"]["B6_datagrams"] = [r["bare_datagrams"] for r in rows]
 
 
 # --- B4, B5: HTTP ------------------------------------------------------------

@@ -45,6 +45,7 @@ ROWS = [
     ("B6", "exporter wake-ups (voluntary context switches, all threads) per 1,000 records", "(absolute)", ("<=", 5), ""),
     ("B6_preempted", "exporter preemptions (involuntary switches) per 1,000 records", "(absolute)", None, ""),
     ("B6_bare", "bare receiver wake-ups per 1,000 records", "(absolute)", None, ""),
+    ("B6_datagrams", "notifications (datagrams) the bare receiver read per 1,000 records", "(absolute)", None, ""),
     ("B7", "CPU s per million messages counted per format by kprint", "the same by mtail, one regex per format", ("<=", 0.12), "x"),
     ("B10", "CPU s per million printk messages, kprint's whole path: the exporter's cgroup (receiving and storing), every kernel thread (the notification worker), the bridge and BPF counter in the printing task (timed, bridge on less off)", "journald (systemd-journald.service's cgroup) reading the same flood from /dev/kmsg and storing it", ("<=", 0.5), "x"),
     ("B10_journal", "the same with the exporter's --journal, plus the journal namespace kprint's journald storing its records", "journald as in B10, same flood", None, "x"),
