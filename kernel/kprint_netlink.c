@@ -128,6 +128,40 @@ int kprint_nl_record_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
+/* Replies */
+
+/* A reply to @info of @size bytes of attributes, its header put. */
+static struct sk_buff *kprint_nl_reply_new(struct genl_info *info, u8 cmd,
+					   size_t size, void **hdr)
+{
+	struct sk_buff *msg;
+
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/*
+ * Ends a reply with the one KPRINT_A_SEQ its room was allocated for and
+ * sends it; the reply is consumed either way.
+ */
+static int kprint_nl_reply_seq(struct sk_buff *msg, void *hdr,
+			       struct genl_info *info, u64 seq)
+{
+	if (nla_put_u64_64bit(msg, KPRINT_A_SEQ, seq, KPRINT_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 /* KPRINT_CMD_STATS_GET */
 
 int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -143,16 +177,10 @@ int kprint_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EPERM;
 	}
 
-	msg = genlmsg_new(kprint_nl_stats_size(), GFP_KERNEL);
+	msg = kprint_nl_reply_new(info, KPRINT_CMD_STATS_GET,
+				  kprint_nl_stats_size(), &hdr);
 	if (!msg)
 		return -ENOMEM;
-
-	hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0,
-				KPRINT_CMD_STATS_GET);
-	if (!hdr) {
-		err = -EMSGSIZE;
-		goto err_free;
-	}
 
 	kprint_get_stats(&st);
 	kprint_bridge_get_stats(&st.bridge);
@@ -300,15 +328,10 @@ int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 
 	/* Allocate the reply first: a stored record must get its answer. */
-	msg = genlmsg_new(kprint_nl_emit_reply_size(), GFP_KERNEL);
+	msg = kprint_nl_reply_new(info, KPRINT_CMD_EMIT,
+				  kprint_nl_emit_reply_size(), &hdr);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0,
-				KPRINT_CMD_EMIT);
-	if (!hdr) {
-		err = -EMSGSIZE;
-		goto err_free_msg;
-	}
 
 	buf = kmalloc(KPRINT_REC_MAX + KPRINT_TEXT_MAX, GFP_KERNEL);
 	if (!buf) {
@@ -342,13 +365,7 @@ int kprint_nl_emit_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOBUFS;
 		goto err_free_msg;
 	}
-
-	if (nla_put_u64_64bit(msg, KPRINT_A_SEQ, seq, KPRINT_A_PAD)) {
-		err = -EMSGSIZE;
-		goto err_free_msg;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return kprint_nl_reply_seq(msg, hdr, info, seq);
 
 err_free_buf:
 	kfree(buf);
@@ -454,15 +471,10 @@ int kprint_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 
-	msg = genlmsg_new(kprint_nl_subscribe_reply_size(), GFP_KERNEL);
+	msg = kprint_nl_reply_new(info, KPRINT_CMD_SUBSCRIBE,
+				  kprint_nl_subscribe_reply_size(), &hdr);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &kprint_nl_family, 0,
-				KPRINT_CMD_SUBSCRIBE);
-	if (!hdr) {
-		err = -EMSGSIZE;
-		goto err_free;
-	}
 
 	err = kprint_ntf_subscribe(info->snd_portid, &filter, &from,
 				   info->extack);
@@ -472,12 +484,7 @@ int kprint_nl_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
 	 * Room was allocated for it; a subscriber without the reply still
 	 * gets its records and learns their start from the first one.
 	 */
-	if (nla_put_u64_64bit(msg, KPRINT_A_SEQ, from, KPRINT_A_PAD)) {
-		err = -EMSGSIZE;
-		goto err_free;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return kprint_nl_reply_seq(msg, hdr, info, from);
 
 err_free:
 	nlmsg_free(msg);
