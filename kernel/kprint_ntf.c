@@ -4,11 +4,11 @@
  *
  * The "records" multicast group, and every filtered subscriber, are fed by
  * a work item that drains the ring from the ring's own notification
- * cursor, a coalescing time after the first record it has not sent yet
- * (notify_usecs).  Emitters never build messages: they may run in hard interrupt
- * context, and most of the time nobody listens.  They only ask whether
- * anybody does (kprint_ntf_wanted()) and, after storing, kick the worker
- * (kprint_ntf_kick()).
+ * cursor, a coalescing time (notify_usecs) after the first record it has
+ * not sent yet.  Emitters never build messages: they may run in hard
+ * interrupt context, and most of the time nobody listens.  They only ask
+ * whether anybody does (kprint_ntf_wanted()) and, after storing, kick the
+ * worker (kprint_ntf_kick()).
  *
  * The worker is handed the ring and the family when notifications start,
  * rather than naming them: it sits below both the core, which kicks it,
@@ -106,7 +106,7 @@ static void kprint_ntf_count(unsigned int sent, unsigned int failed)
 
 /*
  * Notifications are coalesced in time, as a network card coalesces its
- * interrupts: the first record nobody has been sent yet starts a timer, and
+ * interrupts: the first record not yet sent to anybody starts a timer, and
  * the worker runs when it expires, sending everything stored meanwhile.  A
  * subscriber is woken once per datagram it finds waiting, not once per
  * record or per worker run, and a burst that takes a millisecond to print
