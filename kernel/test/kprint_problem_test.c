@@ -47,7 +47,6 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task.h>
@@ -115,13 +114,7 @@ struct kppt_spin {
 	unsigned int seconds;
 	bool irqoff;
 	struct completion done;
-	struct rcu_head gp;
 };
-
-/* Nothing to free: the grace period itself is what the spin wants. */
-static void kppt_spin_gp_end(struct rcu_head *gp)
-{
-}
 
 /*
  * The loop: no sleep, no cond_resched(), so the CPU's stopper thread
@@ -137,12 +130,6 @@ static int kppt_spin_fn(void *data)
 
 	pr_info("%s[%d] spinning on CPU %d for %u s, interrupts %s\n", current->comm,
 		current->pid, raw_smp_processor_id(), s->seconds, s->irqoff ? "off" : "on");
-	/*
-	 * RCU's stall detectors look only while a grace period is in
-	 * progress, and an idle guest may have none for seconds: ask for one,
-	 * which this CPU then holds up, as a busy machine always has one.
-	 */
-	call_rcu(&s->gp, kppt_spin_gp_end);
 	preempt_disable();
 	if (s->irqoff)
 		local_irq_save(flags);
@@ -175,12 +162,8 @@ static int kppt_spin(const char *val, bool irqoff)
 		return PTR_ERR(t);
 	kthread_bind(t, cpu);
 	wake_up_process(t);
-	/*
-	 * s lives on this stack: the kthread is done with it once it
-	 * completes, and RCU once the callback it queued has run.
-	 */
+	/* s lives on this stack: the kthread is done with it once it completes. */
 	wait_for_completion(&s.done);
-	rcu_barrier();
 	return 0;
 }
 
