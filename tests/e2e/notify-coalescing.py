@@ -71,7 +71,7 @@ if recs:
 set_usecs(0)
 c = ctl.emit(6, "alone %s", ["c"])
 when, recs = datagram(sub, 30)
-check("with notify_usecs=0 a record goes out alone",
+check("with notify_usecs=0 the record comes in a datagram of its own",
       [r["seq"] for r in recs] == [c], "got %r" % [r["seq"] for r in recs])
 if recs:
     waited = when - recs[0]["ts_mono_ns"] / 1e9
