@@ -73,15 +73,33 @@ static unsigned long kprint_ntf_pending;
  * as a multicast does).  The registration ends when the socket is closed
  * (NETLINK_URELEASE), or when a send finds the port gone.
  */
+/*
+ * The messages of one worker run go out together, up to KPRINT_NTF_BATCH
+ * at a time.  Sent one by one as each was filled, they let a subscriber
+ * that keeps up read each before the next was ready, and wake once per
+ * message; sent back to back, it finds them waiting together and wakes
+ * once.
+ */
+#define KPRINT_NTF_BATCH	8
+
+struct kprint_ntf_batch {
+	struct sk_buff *skb[KPRINT_NTF_BATCH];
+	unsigned int n[KPRINT_NTF_BATCH];	/* records in each */
+	unsigned int nr;
+};
+
 struct kprint_ntf_sub {
 	struct list_head node;
 	u32 portid;
 	struct kprint_nl_filter filter;
 	struct kprint_nl_target t;
+	struct kprint_ntf_batch batch;	/* empty outside a worker run */
 };
 
 /* Held by the worker for a whole run, and to change the list. */
 static DEFINE_MUTEX(kprint_ntf_subs_lock);
+/* The group's messages of a run not sent yet; under kprint_ntf_subs_lock. */
+static struct kprint_ntf_batch kprint_ntf_group_batch;
 static LIST_HEAD(kprint_ntf_subs);
 /* Read by emitters in any context, to know that somebody listens. */
 static atomic_t kprint_ntf_nr_subs = ATOMIC_INIT(0);
@@ -113,8 +131,17 @@ static void kprint_ntf_count(unsigned int sent, unsigned int failed)
  * goes out in one run of full messages instead of a trickle of small ones
  * that wake every subscriber each.  The price is the delay itself, added
  * to every record's way to user space.
+ *
+ * A burst still being printed when the time is up is waited for, as
+ * interrupt moderation waits for a quiet line: the worker runs once no
+ * record has come for a quarter of the time, or twice the time after the
+ * first record, whichever is sooner.  Sending in the middle of a burst
+ * cost a second run, and a second wake-up of every subscriber, for the
+ * rest of it; a record printed alone still waits the time and no more.
  */
 #define KPRINT_NTF_USECS_MAX	USEC_PER_SEC
+#define KPRINT_NTF_QUIET_DIV	4
+#define KPRINT_NTF_HOLD_MUL	2
 
 static unsigned int kprint_ntf_usecs = 2 * USEC_PER_MSEC;
 
@@ -133,6 +160,8 @@ MODULE_PARM_DESC(notify_usecs,
 		 "Microseconds records wait to be sent together, 0..1000000 (default 2000)");
 
 static struct hrtimer kprint_ntf_timer;
+/* When the first record not yet sent started the timer (ktime_get_ns()). */
+static u64 kprint_ntf_armed_ns;
 
 static void kprint_ntf_queue(void)
 {
@@ -144,6 +173,17 @@ static void kprint_ntf_queue(void)
 
 static enum hrtimer_restart kprint_ntf_timer_fn(struct hrtimer *timer)
 {
+	u64 window = (u64)READ_ONCE(kprint_ntf_usecs) * NSEC_PER_USEC;
+	u64 quiet_at = kprint_ring_last_mono(kprint_ntf_ring) +
+		       window / KPRINT_NTF_QUIET_DIV;
+	u64 hold_end = READ_ONCE(kprint_ntf_armed_ns) + window * KPRINT_NTF_HOLD_MUL;
+	u64 now = ktime_get_ns();
+
+	/* The ring's stamps are CLOCK_MONOTONIC, as this timer's base. */
+	if (kprint_ntf_is_enabled() && quiet_at > now && hold_end > now) {
+		hrtimer_set_expires(timer, ns_to_ktime(min(quiet_at, hold_end)));
+		return HRTIMER_RESTART;
+	}
 	kprint_ntf_queue();
 	return HRTIMER_NORESTART;
 }
@@ -153,11 +193,13 @@ static void kprint_ntf_irq_work_fn(struct irq_work *irq_work)
 {
 	unsigned int usecs = READ_ONCE(kprint_ntf_usecs);
 
-	if (usecs && kprint_ntf_is_enabled())
+	if (usecs && kprint_ntf_is_enabled()) {
+		WRITE_ONCE(kprint_ntf_armed_ns, ktime_get_ns());
 		hrtimer_start(&kprint_ntf_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
-	else
+	} else {
 		kprint_ntf_queue();
+	}
 }
 
 static struct irq_work kprint_ntf_irq_work =
@@ -238,36 +280,74 @@ static struct sk_buff *kprint_ntf_msg_new(void)
 	return skb;
 }
 
+/* A filled message into its batch; true when the batch is full. */
+static bool kprint_ntf_batch_add(struct kprint_ntf_batch *b,
+				 struct kprint_nl_target *t)
+{
+	nlmsg_end(t->skb, nlmsg_hdr(t->skb));
+	b->skb[b->nr] = t->skb;
+	b->n[b->nr++] = t->n;
+	t->skb = NULL;
+	return b->nr == KPRINT_NTF_BATCH;
+}
+
 /*
  * -ESRCH: nobody took it, e.g. the only subscriber's buffer was full; that
  * subscriber gets ENOBUFS on its socket, the usual netlink signal to
  * resynchronise.  The send itself did not fail.
  */
-static void kprint_ntf_send_group(struct kprint_nl_target *t)
+static void kprint_ntf_flush_group(void)
 {
+	struct kprint_ntf_batch *b = &kprint_ntf_group_batch;
+	unsigned int i;
 	int err;
 
+	for (i = 0; i < b->nr; i++) {
+		err = genlmsg_multicast(kprint_ntf_family, b->skb[i], 0,
+					KPRINT_NLGRP_RECORDS, GFP_KERNEL);
+		if (!err || err == -ESRCH)
+			kprint_ntf_count(b->n[i], 0);
+		else
+			kprint_ntf_count(0, b->n[i]);
+	}
+	b->nr = 0;
+}
+
+static void kprint_ntf_send_group(struct kprint_nl_target *t)
+{
 	if (!t->n) {
 		nlmsg_free(t->skb);
 		return;
 	}
-	nlmsg_end(t->skb, nlmsg_hdr(t->skb));
-	err = genlmsg_multicast(kprint_ntf_family, t->skb, 0,
-				KPRINT_NLGRP_RECORDS, GFP_KERNEL);
-	if (!err || err == -ESRCH)
-		kprint_ntf_count(t->n, 0);
-	else
-		kprint_ntf_count(0, t->n);
+	if (kprint_ntf_batch_add(&kprint_ntf_group_batch, t))
+		kprint_ntf_flush_group();
 }
 
 /*
  * -EAGAIN: the subscriber's buffer was full, and it gets ENOBUFS.
- * -ECONNREFUSED: its socket is gone; NETLINK_URELEASE may not have run yet.
+ * -ECONNREFUSED: its socket is gone (NETLINK_URELEASE may not have run
+ * yet): the rest of its messages are dropped with it.
  */
-static void kprint_ntf_send_sub(struct kprint_ntf_sub *sub)
+static void kprint_ntf_flush_sub(struct kprint_ntf_sub *sub)
 {
+	struct kprint_ntf_batch *b = &sub->batch;
+	unsigned int i;
 	int err;
 
+	for (i = 0; i < b->nr; i++) {
+		err = genlmsg_unicast(&init_net, b->skb[i], sub->portid);
+		if (err != -ECONNREFUSED)
+			continue;
+		while (++i < b->nr)
+			nlmsg_free(b->skb[i]);
+		kprint_ntf_sub_free(sub);
+		return;
+	}
+	b->nr = 0;
+}
+
+static void kprint_ntf_send_sub(struct kprint_ntf_sub *sub)
+{
 	if (!sub->t.skb)
 		return;
 	if (!sub->t.n) {
@@ -275,11 +355,8 @@ static void kprint_ntf_send_sub(struct kprint_ntf_sub *sub)
 		sub->t.skb = NULL;
 		return;
 	}
-	nlmsg_end(sub->t.skb, nlmsg_hdr(sub->t.skb));
-	err = genlmsg_unicast(&init_net, sub->t.skb, sub->portid);
-	sub->t.skb = NULL;
-	if (err == -ECONNREFUSED)
-		kprint_ntf_sub_free(sub);
+	if (kprint_ntf_batch_add(&sub->batch, &sub->t))
+		kprint_ntf_flush_sub(sub);
 }
 
 /*
@@ -336,6 +413,7 @@ static bool kprint_ntf_pass(struct kprint_ring *ring)
  */
 static void kprint_ntf_work_fn(struct work_struct *work)
 {
+	struct kprint_ntf_sub *sub, *tmp;
 	bool all = false;
 
 	/*
@@ -350,6 +428,9 @@ static void kprint_ntf_work_fn(struct work_struct *work)
 		all = kprint_ntf_pass(kprint_ntf_ring);
 		cond_resched();
 	}
+	kprint_ntf_flush_group();
+	list_for_each_entry_safe(sub, tmp, &kprint_ntf_subs, node)
+		kprint_ntf_flush_sub(sub);
 	mutex_unlock(&kprint_ntf_subs_lock);
 }
 
