@@ -336,9 +336,10 @@ static bool kpx_stream_gone(const struct kpx_stream *st)
 	       (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-void kpx_events_tick(struct kpx_events *ev)
+bool kpx_events_tick(struct kpx_events *ev)
 {
 	double now = kpx_events_now();
+	bool open;
 
 	pthread_mutex_lock(&ev->lock);
 	for (struct kpx_stream *st = ev->streams; st; st = st->next) {
@@ -352,7 +353,9 @@ void kpx_events_tick(struct kpx_events *ev)
 			continue;
 		kpx_stream_resume(ev, st);
 	}
+	open = ev->streams != NULL;
 	pthread_mutex_unlock(&ev->lock);
+	return open;
 }
 
 /* The response is done with: the connection closed, or the stream ended. */

@@ -80,7 +80,10 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Response **resp);
 /* End the streams of sv, whose daemons are about to stop (SIGHUP). */
 void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv);
-/* Twice a second: keepalives for the streams idle for long enough. */
-void kpx_events_tick(struct kpx_events *ev);
+/*
+ * Twice a second while a stream is open: keepalives for the streams idle
+ * for long enough.  Returns whether one is open, i.e. wants the next tick.
+ */
+bool kpx_events_tick(struct kpx_events *ev);
 
 #endif /* KPX_EVENTS_H */

@@ -116,6 +116,8 @@ struct kpx_http {
 	/* The slow-client watchdog (kpx_http_conns.c). */
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;
+	/* When the watchdog wakes next (CLOCK_MONOTONIC s; HUGE_VAL: when told). */
+	double watch_until;
 	struct kpx_conn *conns;
 	unsigned int nconns;		/* admitted, not yet closed */
 	struct kpx_peer peers[KPX_HTTP_CONNECTIONS];

@@ -9,6 +9,7 @@
  * touches a number that was reused for another connection.  The requests
  * in flight are counted here too, per client address (--web.max-requests).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -46,6 +47,17 @@ void kpx_http_fini_conns(struct kpx_http *h)
 	pthread_mutex_destroy(&h->mhd_lock);
 }
 
+/*
+ * The watchdog sleeps until the first deadline it knows of: a sooner one
+ * wakes it.  So does a stream (no deadline), whose keepalives its ticks
+ * send.  Called with conn_lock held.
+ */
+static void kpx_watchdog_tell(struct kpx_http *h, const struct kpx_conn *k)
+{
+	if (k->deadline < h->watch_until || isinf(k->deadline))
+		pthread_cond_signal(&h->conn_cond);
+}
+
 void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
 			      double secs)
 {
@@ -57,6 +69,7 @@ void kpx_conn_deadline(struct kpx_http *h, struct MHD_Connection *c,
 		return;
 	pthread_mutex_lock(&h->conn_lock);
 	k->deadline = kpx_mono() + secs;
+	kpx_watchdog_tell(h, k);
 	pthread_mutex_unlock(&h->conn_lock);
 }
 
@@ -149,6 +162,7 @@ void kpx_notify_connection(void *cls, struct MHD_Connection *c,
 		kpx_addr_of(ca ? ca->client_addr : NULL, &k->addr);
 		pthread_mutex_lock(&h->conn_lock);
 		k->deadline = kpx_mono() + KPX_HTTP_REQUEST_S;
+		kpx_watchdog_tell(h, k);
 		k->next = h->conns;
 		if (h->conns)
 			h->conns->prev = k;
@@ -189,33 +203,57 @@ void kpx_notify_completed(void *cls, struct MHD_Connection *c,
 	kpx_conn_deadline(h, c, KPX_HTTP_REQUEST_S);
 }
 
+/*
+ * While an event stream is open the watchdog ticks twice a second: its
+ * keepalives, and the check for a client gone, ride on the ticks.  Twice
+ * a second is plenty next to deadlines of 10 s.  Otherwise it sleeps until
+ * the first deadline, or until told of one: an idle exporter does not
+ * wake at all.
+ */
+#define KPX_WATCHDOG_TICK_S	0.5
+
+/* Cut the connections past their deadline; the first deadline to come. */
+static double kpx_watchdog_cut(struct kpx_http *h, double now, double next)
+{
+	struct kpx_conn *k;
+
+	for (k = h->conns; k; k = k->next) {
+		if (k->cut)
+			continue;
+		if (now >= k->deadline) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->cut = true;
+		} else if (k->deadline < next) {
+			next = k->deadline;
+		}
+	}
+	return next;
+}
+
 void *kpx_watchdog(void *arg)
 {
 	struct kpx_http *h = arg;
-	struct kpx_conn *k;
 	struct timespec ts;
-	double now;
+	double now, next;
+	bool streams;
 
 	pthread_mutex_lock(&h->conn_lock);
 	while (!h->stopping) {
 		/* The streams' keepalives ride along: no thread of their own. */
 		pthread_mutex_unlock(&h->conn_lock);
-		kpx_events_tick(&h->events);
+		streams = kpx_events_tick(&h->events);
 		pthread_mutex_lock(&h->conn_lock);
 		now = kpx_mono();
-		for (k = h->conns; k; k = k->next) {
-			if (!k->cut && now >= k->deadline) {
-				shutdown(k->fd, SHUT_RDWR);
-				k->cut = true;
-			}
+		next = kpx_watchdog_cut(h, now, streams ? now + KPX_WATCHDOG_TICK_S : HUGE_VAL);
+		h->watch_until = next;
+		if (h->stopping)
+			break;
+		if (isinf(next)) {
+			pthread_cond_wait(&h->conn_cond, &h->conn_lock);
+			continue;
 		}
-		/* Twice a second is plenty next to deadlines of 10 s. */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 500000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		ts.tv_sec = (time_t)next;
+		ts.tv_nsec = (long)((next - ts.tv_sec) * 1e9);
 		pthread_cond_timedwait(&h->conn_cond, &h->conn_lock, &ts);
 	}
 	pthread_mutex_unlock(&h->conn_lock);
