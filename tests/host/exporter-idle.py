@@ -58,8 +58,10 @@ try:
             ex.get("/metrics")[2].decode():
         time.sleep(0.1)
     t.ok(time.monotonic() < end, "the exporter saw the stream go")
+    # The watchdog's tick that was due when the stream went, and
+    # libmicrohttpd's cleanup of its connection, may still come.
     n = idle_wakeups(ex.proc.pid)
-    t.ok(n <= 1, "the stream closed: %d wake-ups in %.0f s (at most 1)" % (n, IDLE_S))
+    t.ok(n <= 2, "the stream closed: %d wake-ups in %.0f s (at most 2)" % (n, IDLE_S))
     t.ok(ex.alive(), "the exporter still runs")
 finally:
     rc = ex.stop()
