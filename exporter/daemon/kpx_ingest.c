@@ -4,7 +4,8 @@
  * resyncing from the ring on gaps and overruns.  Records are copied into
  * a local batch while kpc_stream_process() runs (which may dump the ring
  * and so take a while), and the batch goes into the store under one lock
- * afterwards, so HTTP readers never wait for netlink.  Before that, every
+ * afterwards, or every KPX_INGEST_BATCH records, so HTTP readers never
+ * wait for netlink.  Before that, every
  * record goes through the problem catalog's matcher, in order
  * (kpx_problems.h): the journal and the store get each record's problems
  * with it.
@@ -33,6 +34,16 @@
  * store hands back fit most of the records that come next.
  */
 #define KPX_INGEST_COPY_ROUND	256
+/*
+ * Records per flush to the store, at most, once the ring's records are
+ * in.  A backlog of many datagrams (a flood, or an exporter just started)
+ * otherwise made one batch of tens of thousands of records: each a fresh
+ * allocation, since the store hands back the copies it drops only when it
+ * takes the batch, and all of them kept as spares afterwards.  The first
+ * flood after a start cost a page fault per five records, and the spares
+ * held as much memory again as the store.
+ */
+#define KPX_INGEST_BATCH	512
 
 struct kpx_batch {
 	struct kpx_store *store;
@@ -64,6 +75,7 @@ struct kpx_batch {
 	uint64_t last_ns;
 	uint64_t last_received;
 	int err;			/* first -ENOMEM, reported once */
+	bool live;			/* past the ring's records: KPX_INGEST_BATCH */
 };
 
 static int kpx_batch_grow(struct kpx_batch *b)
@@ -93,8 +105,10 @@ static int kpx_batch_grow(struct kpx_batch *b)
 }
 
 /* Memory for a copy of size bytes: a spare one if it is big enough. */
-static void *kpx_batch_mem(struct kpx_batch *b, size_t size)
+static void *kpx_batch_mem(size_t size, void *ctx)
 {
+	struct kpx_batch *b = ctx;
+
 	while (b->nspare) {
 		struct kpc_record *sp = b->spare[--b->nspare];
 
@@ -106,22 +120,21 @@ static void *kpx_batch_mem(struct kpx_batch *b, size_t size)
 	return malloc(size);
 }
 
+static void kpx_batch_flush(struct kpx_batch *b);
+
 static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 {
 	struct kpx_batch *b = ctx;
-	size_t size = kpc_record_copy_size(rec);
 	struct kpc_record *copy;
-	void *mem;
 
 	if (b->n == b->cap && kpx_batch_grow(b))
 		goto nomem;
-	mem = size ? kpx_batch_mem(b, size) : NULL;
-	copy = kpc_record_copy(rec, mem);
-	if (!copy) {
-		free(mem);
+	copy = kpc_record_copy_with(rec, kpx_batch_mem, b);
+	if (!copy)
 		goto nomem;
-	}
 	b->recs[b->n++] = copy;
+	if (b->live && b->n >= KPX_INGEST_BATCH)
+		kpx_batch_flush(b);
 	return 0;
 nomem:
 	/* Received but not kept: say so, and go on with the stream. */
@@ -363,6 +376,7 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	kpx_journal_add_ring(in->journal, b->recs, b->hits, b->n);
 	kpx_batch_flush(b);
 	b->journal = in->journal;
+	b->live = true;
 	if (kpc_stream_rcvbuf(in->st) < in->rcvbuf)
 		kpx_log("asked for a %d-byte receive buffer,"
 			" got %d\n", in->rcvbuf, kpc_stream_rcvbuf(in->st));
