@@ -63,16 +63,17 @@ static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < n; i++) {
 		struct kpc_record *prev = s->ring[s->head];
+		/* Wrapped by hand: a division per slot was most of the loop. */
+		size_t next = s->head + 1 == s->cap ? 0 : s->head + 1;
 		const struct kpc_record *newest = s->n ?
-			s->ring[(s->head + s->cap - 1) % s->cap] : NULL;
+			s->ring[s->head ? s->head - 1 : s->cap - 1] : NULL;
 
 		/*
 		 * Live records come in sequence order; a replayed file need
 		 * not.  Keep count of where the order breaks, so that queries
 		 * know whether they may binary-search.
 		 */
-		if (s->n == s->cap && s->cap > 1 &&
-		    prev->seq >= s->ring[(s->head + 1) % s->cap]->seq)
+		if (s->n == s->cap && s->cap > 1 && prev->seq >= s->ring[next]->seq)
 			s->descents--;
 		if (newest && recs[i]->seq <= newest->seq)
 			s->descents++;
@@ -81,7 +82,7 @@ static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char 
 		if (s->problems[s->head])
 			free(s->problems[s->head]);
 		s->problems[s->head] = problems ? problems[i] : NULL;
-		s->head = (s->head + 1) % s->cap;
+		s->head = next;
 		if (s->n < s->cap)
 			s->n++;
 		s->received++;

@@ -429,7 +429,12 @@ static inline const char *kpc_record_moved(const struct kpc_record *rec, const c
 	return s && off < rec->raw_len ? p + off : "";
 }
 
-size_t kpc_record_copy_size(const struct kpc_record *rec)
+/*
+ * The size of rec's copy, and whether it takes the raw attributes whole:
+ * found once per copy, as the copy then goes by it.  0 for a record with
+ * more args than a record may have.
+ */
+static size_t kpc_record_layout(const struct kpc_record *rec, bool *raw)
 {
 	struct kpc_record_slot slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
 	size_t size = sizeof(*rec);
@@ -437,7 +442,8 @@ size_t kpc_record_copy_size(const struct kpc_record *rec)
 
 	if (rec->nargs > KPRINT_ARGS_MAX)
 		return 0;
-	if (kpc_record_raw_ok(rec))
+	*raw = kpc_record_raw_ok(rec);
+	if (*raw)
 		return size + rec->raw_len;
 	n = kpc_record_string_slots((struct kpc_record *)rec, slots);
 	for (i = 0; i < n; i++)
@@ -485,25 +491,33 @@ static void kpc_record_copy_raw(const struct kpc_record *rec, struct kpc_record 
 	copy->raw = p;
 }
 
-struct kpc_record *kpc_record_copy(const struct kpc_record *rec, void *mem)
+struct kpc_record *kpc_record_copy_with(const struct kpc_record *rec,
+					void *(*alloc)(size_t size, void *ctx), void *ctx)
 {
-	struct kpc_record *copy = mem;
+	struct kpc_record *copy;
+	bool raw = false;
+	size_t size = kpc_record_layout(rec, &raw);
 
-	if (rec->nargs > KPRINT_ARGS_MAX || !mem)
+	copy = size ? alloc(size, ctx) : NULL;
+	if (!copy)
 		return NULL;
 	*copy = *rec;
-	if (kpc_record_raw_ok(rec))
+	if (raw)
 		kpc_record_copy_raw(rec, copy);
 	else
 		kpc_record_copy_strings(copy);
 	return copy;
 }
 
+static void *kpc_record_malloc(size_t size, void *ctx)
+{
+	(void)ctx;
+	return malloc(size);
+}
+
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec)
 {
-	size_t size = kpc_record_copy_size(rec);
-
-	return size ? kpc_record_copy(rec, malloc(size)) : NULL;
+	return kpc_record_copy_with(rec, kpc_record_malloc, NULL);
 }
 
 void kpc_record_free(struct kpc_record *rec)

@@ -121,14 +121,13 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec);
 void kpc_record_free(struct kpc_record *rec);
 /*
- * The same copy in memory the caller has, for a reader that reuses the
- * copies it no longer keeps rather than allocate one per record:
- * kpc_record_copy_size() bytes, aligned as malloc() aligns, and then
- * kpc_record_copy() fills mem and returns it as the copy.  NULL, and 0,
- * for a record with more than KPRINT_ARGS_MAX args.
+ * The same copy in memory alloc(size, ctx) gives, aligned as malloc()
+ * aligns, for a reader that reuses the copies it no longer keeps rather
+ * than allocate one per record.  NULL when alloc() gives none, or for a
+ * record with more than KPRINT_ARGS_MAX args (alloc() is not called).
  */
-size_t kpc_record_copy_size(const struct kpc_record *rec);
-struct kpc_record *kpc_record_copy(const struct kpc_record *rec, void *mem);
+struct kpc_record *kpc_record_copy_with(const struct kpc_record *rec,
+					void *(*alloc)(size_t size, void *ctx), void *ctx);
 
 /* FNV-1a 64 of the format string's bytes, as the UAPI defines format ids. */
 uint64_t kpc_format_id(const char *fmt);

@@ -3,7 +3,7 @@
  * Record decoding from netlink messages built with libnl the way the kernel
  * builds them: complete and batched ones decode, malformed ones are
  * rejected.  Also format ids (FNV-1a 64), names, kpc_record_dup() and
- * kpc_record_copy(), and
+ * kpc_record_copy_with(), and
  * that the decode tables generated from the spec agree with the UAPI.
  */
 #include <errno.h>
@@ -360,6 +360,16 @@ static void test_inner_nul(void)
 	       "a decoded record always has its lengths");
 }
 
+static void *test_alloc_last;
+
+/* An allocator for kpc_record_copy_with() that tells the size it was asked. */
+static void *test_alloc(size_t size, void *ctx)
+{
+	*(size_t *)ctx = size;
+	test_alloc_last = malloc(size);
+	return test_alloc_last;
+}
+
 /*
  * A decoded record is copied as its attributes in one piece (issue 31),
  * into memory the caller has too; a string a caller pointed elsewhere is
@@ -380,18 +390,17 @@ static void test_copy_raw(void)
 	err = kpc_record_decode(nest, &rec);
 	tap_ok(!err && rec.raw == nla_data(nest) && rec.raw_len == (uint32_t)nla_len(nest),
 	       "a decoded record names the attributes it came from");
-	size = kpc_record_copy_size(&rec);
+	copy = kpc_record_copy_with(&rec, test_alloc, &size);
+	mem = test_alloc_last;
 	tap_ok(size == sizeof(rec) + rec.raw_len,
 	       "its copy is the struct and the attributes (%zu bytes)", size);
-	mem = malloc(size);
-	copy = kpc_record_copy(&rec, mem);
 	memset(nlmsg_hdr(msg), 0xa5, nlmsg_hdr(msg)->nlmsg_len);
 	tap_ok(copy == mem && copy->raw == (void *)(copy + 1) &&
 	       !strcmp(copy->text, "cheesy flash drive detected at 12") &&
 	       !strcmp(copy->comm, "insmod") && !strcmp(copy->device, "+usb:1-1.2") &&
 	       copy->nargs == 2 && !strcmp(copy->args[0], "flash") && copy->arg_len[0] == 5 &&
 	       !strcmp(copy->format, "cheesy %s drive detected at %d") && copy->seq == 7,
-	       "kpc_record_copy() into the caller's memory outlives the message");
+	       "kpc_record_copy_with() into the caller's memory outlives the message");
 	again = kpc_record_dup(copy);
 	tap_ok(again && again->raw == (void *)(again + 1) && again->text != copy->text &&
 	       !strcmp(again->text, copy->text) && !strcmp(again->args[1], "12"),
