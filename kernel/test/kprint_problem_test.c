@@ -25,8 +25,10 @@
  *          (print_other_cpu_stall()).
  *
  * A spin ends early when the module is unloaded (a stop flag read in the
- * loop), and never lasts longer than KPPT_SPIN_MAX: a test that lost its
- * way must not hang its guest.  The detectors' thresholds are the test's
+ * loop) or when its clock stands still, and never lasts longer than
+ * KPPT_SPIN_MAX: a test that lost its way must not hang its guest.  It
+ * starts an RCU grace period, which it then holds up, for RCU's stall
+ * detectors to find.  The detectors' thresholds are the test's
  * to lower (kernel.watchdog_thresh, rcupdate.rcu_cpu_stall_timeout).
  *
  * The oops is taken in a kthread of its own, not in the writer: a task
@@ -47,14 +49,26 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
+#include <linux/timekeeping.h>
 
 /* How long a write of oops waits for its kthread to die, in 10 ms steps. */
 #define KPPT_OOPS_WAIT	1000
-/* The longest spin, in seconds. */
+/*
+ * The longest spin, in seconds: well within the time a clocksource may go
+ * without a timekeeping update and still be read right (its max_idle_ns:
+ * 19 s for the HPET of the 6.1 guests under TCG, 440 s for 6.12's TSC).
+ */
 #define KPPT_SPIN_MAX	10
+/*
+ * How many reads in a row of a clock that stands still end a spin anyway:
+ * far more than the reads between two steps of the coarsest clocksource
+ * (jiffies, whose steps are a few ms apart even when only another CPU's
+ * tick advances them), and under emulation still less than a minute.
+ */
+#define KPPT_SPIN_STILL	20000000U
 
 static bool kppt_stop;
 
@@ -119,22 +133,63 @@ struct kppt_spin {
 /*
  * The loop: no sleep, no cond_resched(), so the CPU's stopper thread
  * (which the soft lockup detector waits for) and RCU's quiescent states
- * wait until it is over.  The bound is local_clock()'s, not jiffies':
- * with interrupts off this CPU may be the one that would advance jiffies.
+ * wait until it is over.
+ *
+ * RCU's stall detectors look only while a grace period is in progress,
+ * and an idle guest may have none for the whole spin.  So the spin first
+ * waits for a whole grace period: the one a spin just before held up may
+ * not have ended yet, and its stall, reported already, would be reported
+ * again only after three timeouts.  Then, preemption off so that no tick
+ * notes a quiescent state for this CPU, it starts a new one, whose stall
+ * timeout counts from now.  A poll cookie, not call_rcu(): nothing is
+ * queued that would outlive the spin.
+ *
+ * The bound is ktime_get_mono_fast_ns(), which reads the clocksource.
+ * Not local_clock(): where the sched clock is not stable (6.1 under TCG,
+ * its TSC marked unstable), sched_clock_cpu() keeps the clock of a CPU
+ * with interrupts off within a tick of that CPU's last tick, and only
+ * another CPU's reading of it moves it on.  In a wedged guest that other
+ * CPU was waiting for this one in smp_call_function_many_cond(), and the
+ * spin never ended.  Not jiffies either: this CPU may be the one that
+ * advances them.  The fast clock counts from the last timekeeping update,
+ * which other CPUs' ticks go on making (tick_sched_do_timer() takes over
+ * stalled jiffies); within KPPT_SPIN_MAX it would be right even without
+ * them.  Should it stand still all the same, KPPT_SPIN_STILL reads end
+ * the spin with a warning: the test then fails, but the guest goes on.
  */
+static void kppt_spin_loop(struct kppt_spin *s)
+{
+	u64 now = ktime_get_mono_fast_ns(), last = now;
+	u64 end = now + (u64)s->seconds * NSEC_PER_SEC;
+	unsigned int still = 0;
+
+	while (now < end && !READ_ONCE(kppt_stop)) {
+		cpu_relax();
+		now = ktime_get_mono_fast_ns();
+		if (now != last) {
+			last = now;
+			still = 0;
+		} else if (++still == KPPT_SPIN_STILL) {
+			pr_warn("spin on CPU %d: the clock stood still for %u reads\n",
+				raw_smp_processor_id(), still);
+			break;
+		}
+	}
+}
+
 static int kppt_spin_fn(void *data)
 {
 	struct kppt_spin *s = data;
-	u64 end = local_clock() + (u64)s->seconds * NSEC_PER_SEC;
 	unsigned long flags = 0;
 
 	pr_info("%s[%d] spinning on CPU %d for %u s, interrupts %s\n", current->comm,
 		current->pid, raw_smp_processor_id(), s->seconds, s->irqoff ? "off" : "on");
+	synchronize_rcu();
 	preempt_disable();
+	start_poll_synchronize_rcu();
 	if (s->irqoff)
 		local_irq_save(flags);
-	while (local_clock() < end && !READ_ONCE(kppt_stop))
-		cpu_relax();
+	kppt_spin_loop(s);
 	if (s->irqoff) {
 		/* Not also a soft lockup when the timer interrupt comes back. */
 		touch_softlockup_watchdog();
