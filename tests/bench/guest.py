@@ -405,6 +405,10 @@ def ingest_exporter(n):
     if extra:
         # A record after the flood's last moves the time later: against kprint.
         log("B2: %d records after the flood's last" % extra)
+    # A resync re-reads the ring: what it costs is in the figure, said here.
+    for x in ex.lines:
+        if re.search(r"socket overrun|gap of|lost \d+ records", x):
+            log("B2: the exporter said: %s" % x)
     return (n / (int(m[-1].group(2)) / 1e9 - t0),
             c1[0] - c0[0], c1[1] - c0[1])
 
