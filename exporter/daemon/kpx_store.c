@@ -17,9 +17,11 @@ int kpx_store_init(struct kpx_store *s, size_t cap)
 	memset(s, 0, sizeof(*s));
 	s->ring = calloc(cap, sizeof(*s->ring));
 	s->problems = calloc(cap, sizeof(*s->problems));
-	if (!s->ring || !s->problems) {
+	s->seqs = calloc(cap, sizeof(*s->seqs));
+	if (!s->ring || !s->problems || !s->seqs) {
 		free(s->ring);
 		free(s->problems);
+		free(s->seqs);
 		return -ENOMEM;
 	}
 	s->cap = cap;
@@ -40,8 +42,10 @@ void kpx_store_fini(struct kpx_store *s)
 	}
 	free(s->ring);
 	free(s->problems);
+	free(s->seqs);
 	s->ring = NULL;
 	s->problems = NULL;
+	s->seqs = NULL;
 	pthread_mutex_destroy(&s->lock);
 }
 
@@ -65,19 +69,19 @@ static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char 
 		struct kpc_record *prev = s->ring[s->head];
 		/* Wrapped by hand: a division per slot was most of the loop. */
 		size_t next = s->head + 1 == s->cap ? 0 : s->head + 1;
-		const struct kpc_record *newest = s->n ?
-			s->ring[s->head ? s->head - 1 : s->cap - 1] : NULL;
+		size_t newest = s->head ? s->head - 1 : s->cap - 1;
 
 		/*
 		 * Live records come in sequence order; a replayed file need
 		 * not.  Keep count of where the order breaks, so that queries
 		 * know whether they may binary-search.
 		 */
-		if (s->n == s->cap && s->cap > 1 && prev->seq >= s->ring[next]->seq)
+		if (s->n == s->cap && s->cap > 1 && s->seqs[s->head] >= s->seqs[next])
 			s->descents--;
-		if (newest && recs[i]->seq <= newest->seq)
+		if (s->n && recs[i]->seq <= s->seqs[newest])
 			s->descents++;
 		s->ring[s->head] = recs[i];
+		s->seqs[s->head] = recs[i]->seq;
 		/* Most records are no problem: nothing to free. */
 		if (s->problems[s->head])
 			free(s->problems[s->head]);
@@ -206,7 +210,7 @@ size_t kpx_store_first_after(const struct kpx_store *s, size_t oldest, uint64_t 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->ring[(oldest + mid) % s->cap]->seq <= after)
+		if (s->seqs[(oldest + mid) % s->cap] <= after)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -24,6 +24,12 @@ struct kpx_store {
 	 * sends them right after the record's own event.
 	 */
 	char **problems;
+	/*
+	 * Beside each slot, its record's seq: the order checks and the
+	 * binary search read these, not the records, which are scattered
+	 * over the heap (ingest touched two cold records per record).
+	 */
+	uint64_t *seqs;
 	size_t cap;
 	size_t head;			/* the slot the next record goes to */
 	size_t n;			/* records held, <= cap */

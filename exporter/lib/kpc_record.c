@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -203,7 +204,7 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	const char *data;
 
 	/* Optional strings the kernel left out are "", never NULL. */
-	*rec = kpc_genl_record_empty;
+	memcpy(rec, &kpc_genl_record_empty, offsetof(struct kpc_record, args));
 	if (rem < 0)
 		return -EINVAL;
 
@@ -501,7 +502,9 @@ struct kpc_record *kpc_record_copy_with(const struct kpc_record *rec,
 	copy = size ? alloc(size, ctx) : NULL;
 	if (!copy)
 		return NULL;
-	*copy = *rec;
+	memcpy(copy, rec, offsetof(struct kpc_record, args));
+	memcpy(copy->args, rec->args, rec->nargs * sizeof(*rec->args));
+	memcpy(copy->arg_len, rec->arg_len, rec->nargs * sizeof(*rec->arg_len));
 	if (raw)
 		kpc_record_copy_raw(rec, copy);
 	else

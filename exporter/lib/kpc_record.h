@@ -42,8 +42,6 @@ struct kpc_record {
 	const char *module;
 	const char *format;
 	uint64_t format_id;
-	const char *args[KPRINT_ARGS_MAX];
-	uint32_t arg_len[KPRINT_ARGS_MAX];	/* 0: strlen(args[i]) */
 	unsigned int nargs;
 	const char *text;
 	uint32_t text_len;		/* bytes without the final NUL; 0: strlen(text) */
@@ -62,6 +60,12 @@ struct kpc_record {
 	 */
 	const void *raw;
 	uint32_t raw_len;
+	/*
+	 * Last, so that a decode or a copy sets only the nargs in use: the
+	 * ones past them are not set (most records have a few of the 16).
+	 */
+	const char *args[KPRINT_ARGS_MAX];
+	uint32_t arg_len[KPRINT_ARGS_MAX];	/* 0: strlen(args[i]) */
 };
 
 /*
