@@ -131,17 +131,8 @@ static void kprint_ntf_count(unsigned int sent, unsigned int failed)
  * goes out in one run of full messages instead of a trickle of small ones
  * that wake every subscriber each.  The price is the delay itself, added
  * to every record's way to user space.
- *
- * A burst still being printed when the time is up is waited for, as
- * interrupt moderation waits for a quiet line: the worker runs once no
- * record has come for a quarter of the time, or twice the time after the
- * first record, whichever is sooner.  Sending in the middle of a burst
- * cost a second run, and a second wake-up of every subscriber, for the
- * rest of it; a record printed alone still waits the time and no more.
  */
 #define KPRINT_NTF_USECS_MAX	USEC_PER_SEC
-#define KPRINT_NTF_QUIET_DIV	4
-#define KPRINT_NTF_HOLD_MUL	2
 
 static unsigned int kprint_ntf_usecs = 2 * USEC_PER_MSEC;
 
@@ -160,8 +151,6 @@ MODULE_PARM_DESC(notify_usecs,
 		 "Microseconds records wait to be sent together, 0..1000000 (default 2000)");
 
 static struct hrtimer kprint_ntf_timer;
-/* When the first record not yet sent started the timer (ktime_get_ns()). */
-static u64 kprint_ntf_armed_ns;
 
 static void kprint_ntf_queue(void)
 {
@@ -173,17 +162,6 @@ static void kprint_ntf_queue(void)
 
 static enum hrtimer_restart kprint_ntf_timer_fn(struct hrtimer *timer)
 {
-	u64 window = (u64)READ_ONCE(kprint_ntf_usecs) * NSEC_PER_USEC;
-	u64 quiet_at = kprint_ring_last_mono(kprint_ntf_ring) +
-		       window / KPRINT_NTF_QUIET_DIV;
-	u64 hold_end = READ_ONCE(kprint_ntf_armed_ns) + window * KPRINT_NTF_HOLD_MUL;
-	u64 now = ktime_get_ns();
-
-	/* The ring's stamps are CLOCK_MONOTONIC, as this timer's base. */
-	if (kprint_ntf_is_enabled() && quiet_at > now && hold_end > now) {
-		hrtimer_set_expires(timer, ns_to_ktime(min(quiet_at, hold_end)));
-		return HRTIMER_RESTART;
-	}
 	kprint_ntf_queue();
 	return HRTIMER_NORESTART;
 }
@@ -193,13 +171,11 @@ static void kprint_ntf_irq_work_fn(struct irq_work *irq_work)
 {
 	unsigned int usecs = READ_ONCE(kprint_ntf_usecs);
 
-	if (usecs && kprint_ntf_is_enabled()) {
-		WRITE_ONCE(kprint_ntf_armed_ns, ktime_get_ns());
+	if (usecs && kprint_ntf_is_enabled())
 		hrtimer_start(&kprint_ntf_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
-	} else {
+	else
 		kprint_ntf_queue();
-	}
 }
 
 static struct irq_work kprint_ntf_irq_work =

@@ -366,25 +366,6 @@ void kprint_ring_ntf_catch_up(struct kprint_ring *ring)
 }
 
 /**
- * kprint_ring_last_mono() - when the newest record was stored
- * @ring: the ring
- *
- * Context: Any context but NMI; takes the ring lock with interrupts off.
- * Return: its CLOCK_MONOTONIC stamp in nanoseconds, 0 before the first.
- */
-u64 kprint_ring_last_mono(struct kprint_ring *ring)
-{
-	unsigned long flags;
-	u64 mono;
-
-	/* Under the lock: a u64 is not read in one piece everywhere. */
-	raw_spin_lock_irqsave(&ring->lock, flags);
-	mono = ring->last_mono;
-	raw_spin_unlock_irqrestore(&ring->lock, flags);
-	return mono;
-}
-
-/**
  * kprint_ring_get_stats() - consistent snapshot of the ring counters
  * @ring: the ring
  * @st: filled in

@@ -98,7 +98,6 @@ void kprint_ring_seek(struct kprint_ring *ring, struct kprint_cursor *cur,
 bool kprint_ring_read(struct kprint_ring *ring, struct kprint_cursor *cur,
 		      kprint_ring_read_fn fn, void *arg);
 void kprint_ring_ntf_catch_up(struct kprint_ring *ring);
-u64 kprint_ring_last_mono(struct kprint_ring *ring);
 void kprint_ring_get_stats(struct kprint_ring *ring,
 			   struct kprint_ring_stats *st);
 
