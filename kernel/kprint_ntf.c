@@ -59,21 +59,6 @@ static DECLARE_WORK(kprint_ntf_work, kprint_ntf_work_fn);
 static unsigned long kprint_ntf_pending;
 
 /*
- * A filtered subscriber: a socket that asked, with KPRINT_CMD_SUBSCRIBE,
- * for the records its filter matches.
- *
- * Linux 6.1 has no netlink_broadcast_filtered() (6.12 has it, used by
- * genlmsg_multicast_netns_filtered()), and a filtered broadcast
- * would still build every message and run every subscriber's filter in the
- * broadcast itself.  So, as taskstats does for its per-CPU listeners, each
- * filtered subscriber is registered by its port id and sent its own
- * messages by unicast: the same code on 6.1, 6.12 and 6.1-rt, a subscriber
- * that wants nothing of a flood gets no message (no wake-up), and an
- * overrun is the usual ENOBUFS on its socket (netlink_unicast() marks it,
- * as a multicast does).  The registration ends when the socket is closed
- * (NETLINK_URELEASE), or when a send finds the port gone.
- */
-/*
  * The messages of one worker run go out together, up to KPRINT_NTF_BATCH
  * at a time.  Sent one by one as each was filled, they let a subscriber
  * that keeps up read each before the next was ready, and wake once per
@@ -88,6 +73,21 @@ struct kprint_ntf_batch {
 	unsigned int nr;
 };
 
+/*
+ * A filtered subscriber: a socket that asked, with KPRINT_CMD_SUBSCRIBE,
+ * for the records its filter matches.
+ *
+ * Linux 6.1 has no netlink_broadcast_filtered() (6.12 has it, used by
+ * genlmsg_multicast_netns_filtered()), and a filtered broadcast
+ * would still build every message and run every subscriber's filter in the
+ * broadcast itself.  So, as taskstats does for its per-CPU listeners, each
+ * filtered subscriber is registered by its port id and sent its own
+ * messages by unicast: the same code on 6.1, 6.12 and 6.1-rt, a subscriber
+ * that wants nothing of a flood gets no message (no wake-up), and an
+ * overrun is the usual ENOBUFS on its socket (netlink_unicast() marks it,
+ * as a multicast does).  The registration ends when the socket is closed
+ * (NETLINK_URELEASE), or when a send finds the port gone.
+ */
 struct kprint_ntf_sub {
 	struct list_head node;
 	u32 portid;
