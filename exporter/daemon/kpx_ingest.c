@@ -5,10 +5,9 @@
  * a local batch while kpc_stream_process() runs (which may dump the ring
  * and so take a while), and the batch goes into the store under one lock
  * afterwards, or every KPX_INGEST_BATCH records, so HTTP readers never
- * wait for netlink.  Before that, every
- * record goes through the problem catalog's matcher, in order
- * (kpx_problems.h): the journal and the store get each record's problems
- * with it.
+ * wait for netlink.  Before that, every record goes through the problem
+ * catalog's matcher, in order (kpx_problems.h): the journal and the store
+ * get each record's problems with it.
  */
 #include <errno.h>
 #include <malloc.h>
