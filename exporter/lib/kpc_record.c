@@ -124,6 +124,17 @@ static inline const struct nlattr *kpc_nla_next(const struct nlattr *nla, int *r
 	return (const struct nlattr *)((const char *)nla + total);
 }
 
+/* nla_data() and nla_len(), inline: a record asked each of them thrice. */
+static inline const void *kpc_nla_data(const struct nlattr *nla)
+{
+	return (const char *)nla + NLA_HDRLEN;
+}
+
+static inline int kpc_nla_len(const struct nlattr *nla)
+{
+	return (int)nla->nla_len - NLA_HDRLEN;
+}
+
 /*
  * The policy checked the final NUL.  The text and the args are rendered
  * bytes, in which "%c" of 0 puts a NUL: data, kept with its length.  The
@@ -194,9 +205,9 @@ static inline int kpc_record_arg(struct kpc_record *rec, int type, const char *d
 	(KPC_BIT(KPRINT_RECORD_A_SEQ) | KPC_BIT(KPRINT_RECORD_A_LEVEL) |	\
 	 KPC_BIT(KPRINT_RECORD_A_FORMAT) | KPC_BIT(KPRINT_RECORD_A_TEXT))
 
-int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
+int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
 {
-	int rem = nla_len(nest), walk_err = 0, type, len, ret;
+	int rem = kpc_nla_len(nest), walk_err = 0, type, len, ret;
 	const struct kpc_genl_attr *at;
 	const struct nlattr *nla;
 	bool names_ok = true;
@@ -208,7 +219,7 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	if (rem < 0)
 		return -EINVAL;
 
-	for (nla = nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
+	for (nla = kpc_nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
 		type = nla->nla_type & NLA_TYPE_MASK;
 		if (type > KPRINT_RECORD_A_MAX)
 			continue;
@@ -245,8 +256,8 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
 	if (!(seen & KPC_BIT(KPRINT_RECORD_A_FORMAT_ID)))
 		rec->format_id = kpc_format_id(rec->format);
-	rec->raw = nla_data(nest);
-	rec->raw_len = nla_len(nest);
+	rec->raw = kpc_nla_data(nest);
+	rec->raw_len = kpc_nla_len(nest);
 	return 0;
 }
 
@@ -254,14 +265,14 @@ int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec)
  * The seq of a record that did not decode, when its first SEQ attribute
  * is whole: what the reader needs to account for it.
  */
-static bool kpc_record_bad_seq(struct nlattr *nest, uint64_t *seq)
+static bool kpc_record_bad_seq(const struct nlattr *nest, uint64_t *seq)
 {
 	const struct nlattr *nla;
-	int rem = nla_len(nest);
+	int rem = kpc_nla_len(nest);
 
 	if (rem < 0)
 		return false;
-	for (nla = nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
+	for (nla = kpc_nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
 		if ((nla->nla_type & NLA_TYPE_MASK) != KPRINT_RECORD_A_SEQ)
 			continue;
 		if (nla->nla_len != NLA_HDRLEN + sizeof(*seq))
@@ -272,7 +283,7 @@ static bool kpc_record_bad_seq(struct nlattr *nest, uint64_t *seq)
 	return false;
 }
 
-static int kpc_record_bad(struct kpc_malformed *bad, struct nlattr *nest)
+static int kpc_record_bad(struct kpc_malformed *bad, const struct nlattr *nest)
 {
 	uint64_t seq;
 
@@ -285,18 +296,19 @@ static int kpc_record_bad(struct kpc_malformed *bad, struct nlattr *nest)
 int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 			  struct kpc_malformed *bad)
 {
+	const struct nlattr *nla;
 	struct genlmsghdr *gnlh;
 	struct kpc_record rec;
-	struct nlattr *nla;
 	int rem, n = 0, err;
 
 	if (!genlmsg_valid_hdr(nlh, 0))
 		return -EBADMSG;
 	gnlh = nlmsg_data(nlh);
 
-	nla_for_each_attr(nla, genlmsg_attrdata(gnlh, 0),
-			  genlmsg_attrlen(gnlh, 0), rem) {
-		if (nla_type(nla) != KPRINT_A_RECORD)
+	/* libnl's nla_for_each_attr(), inline. */
+	rem = genlmsg_attrlen(gnlh, 0);
+	for (nla = genlmsg_attrdata(gnlh, 0); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
+		if ((nla->nla_type & NLA_TYPE_MASK) != KPRINT_A_RECORD)
 			continue;
 		if (kpc_record_decode(nla, &rec))
 			err = kpc_record_bad(bad, nla);

@@ -96,7 +96,7 @@ typedef int (*kpc_record_fn)(const struct kpc_record *rec, void *ctx);
  * past the UAPI's enums.  Attributes newer than this library are ignored;
  * a kernel that sends no SOURCE made a kprint record (source 0).
  */
-int kpc_record_decode(struct nlattr *nest, struct kpc_record *rec);
+int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec);
 
 /*
  * What a reader learns of the records it could not decode: count goes up
