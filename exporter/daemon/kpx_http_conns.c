@@ -32,6 +32,8 @@ void kpx_http_init_conns(struct kpx_http *h)
 	memset(h->refused, 0, sizeof(h->refused));
 	h->stopping = false;
 	h->acceptor = false;
+	/* The watchdog sets it from the deadlines before it first waits. */
+	h->watch_until = 0;
 	pthread_mutex_init(&h->conn_lock, NULL);
 	pthread_mutex_init(&h->mhd_lock, NULL);
 	pthread_condattr_init(&attr);

@@ -470,9 +470,9 @@ def exporter_wakeups(rate, secs):
     """(wake-ups, preemptions, wake-ups of one question) of a fresh exporter
     while kprint_test's steady load writes rate*secs records, less those of
     the bench's own questions.  Whether it has them all is asked over HTTP,
-    and each question wakes its HTTP threads too (1 to 3 times): what one
-    costs is measured on the idle exporter first, and taken off for each
-    asked.  They were about 0.02 of B6's 5.0 per 1,000 records."""
+    and each question wakes its HTTP threads too (0.6 to 1.2 times, on
+    average, in the bench guest): what one costs is measured on the idle
+    exporter first, and taken off for each asked.  They were about 0.02 of B6's 5.0 per 1,000 records."""
     ex = Exporter()
     try:
         base = ex.caught_up() - 1
