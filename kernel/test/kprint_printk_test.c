@@ -42,7 +42,8 @@
  *                as a "%s" argument
  *   cont_race    on each online CPU at once, N lines "cont_race cpu %u n
  *                %u:" (err on even CPUs, notice on odd) continued by " f0",
- *                " f1", " f2" and " end" with pr_cont()
+ *                " f1", " f2" and " end" with pr_cont(); the CPUs begin
+ *                each line together (waiting at most 100 ms for each other)
  *   cont_long    on each online CPU at once, N lines "cont_long cpu %u n
  *                %u:" continued by 16 fragments of 100 bytes and " end":
  *                longer than printk keeps in one record
@@ -631,7 +632,28 @@ struct kppt_flood_work {
 	unsigned int n;
 	atomic_t *running;
 	struct completion *done;
+	/* cont_race: the lines begun on every CPU, and how many CPUs there are. */
+	atomic_t *begun;
+	unsigned int ncpus;
 };
+
+/*
+ * cont_race's CPUs begin each line together: without that, an emulated
+ * machine that runs one virtual CPU at a time for milliseconds has each
+ * print all its lines before the other starts, and nothing races.  The
+ * wait is bounded, so that a CPU kept away only makes the race weaker;
+ * cpu_relax() lets an emulator run the other CPU meanwhile.
+ */
+static void kppt_cont_race_begin(struct kppt_flood_work *w, unsigned int i)
+{
+	u64 until = ktime_get_mono_fast_ns() + 100 * NSEC_PER_MSEC;
+	int want = (i + 1) * w->ncpus;
+
+	atomic_inc(w->begun);
+	while (atomic_read(w->begun) < want && !READ_ONCE(kppt_flood_stop) &&
+	       ktime_get_mono_fast_ns() < until)
+		cpu_relax();
+}
 
 /*
  * A line begun with a level of its CPU's own (err on even CPUs, notice on
@@ -678,8 +700,10 @@ static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
 	unsigned int pause = READ_ONCE(kppt_flood_pause_every), i;
 
 	for (i = 0; i < w->n && !READ_ONCE(kppt_flood_stop); i++) {
-		if (w->kind == KPPT_CONT_RACE)
+		if (w->kind == KPPT_CONT_RACE) {
+			kppt_cont_race_begin(w, i);
 			kppt_cont_race_line(w->cpu, i);
+		}
 		else if (w->kind == KPPT_CONT_LONG)
 			kppt_cont_long_line(w->cpu, i);
 		else
@@ -697,7 +721,7 @@ static int kppt_run_cpus(const char *val, enum kppt_flood_kind kind)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct kppt_flood_work *works;
-	atomic_t running = ATOMIC_INIT(1);
+	atomic_t running = ATOMIC_INIT(1), begun = ATOMIC_INIT(0);
 	unsigned int n, cpu;
 	int err;
 
@@ -718,6 +742,8 @@ static int kppt_run_cpus(const char *val, enum kppt_flood_kind kind)
 		works[cpu].n = n;
 		works[cpu].running = &running;
 		works[cpu].done = &done;
+		works[cpu].begun = &begun;
+		works[cpu].ncpus = num_online_cpus();
 		atomic_inc(&running);
 		queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
 	}
