@@ -707,12 +707,36 @@ def gen_user_h(fam):
     o += "/*\n * Record attributes: the fields of struct kpc_record are named after them\n"
     o += " * (a repeated one X as Xs[] with its count nXs).\n */\n"
     o += "extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];\n"
+    o += gen_user_record_list(fam)
     o += "struct kpc_record;\n"
     o += "extern const struct kpc_record kpc_genl_record_empty;\n\n"
     o += gen_stats.gen_user_stats_h(fam)
     o += "/* libnl's policy for the top level of every kprint message. */\n"
     o += "extern struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1];\n\n"
     o += "#endif /* KPC_GENL_H */\n"
+    return o
+
+
+def gen_user_record_list(fam):
+    """The record set as an X-macro: kpc_genl_record_attrs[] is built from
+    it, and kpc_record_decode() expands it into a switch whose cases have
+    their lengths and fields as constants."""
+    items = []
+    for a in fam.sets["record"].attrs:
+        if a.type == "pad":
+            continue
+        field = lower(a.name) + ("s" if a.multi else "")
+        if a.type in SCALARS:
+            kind, ln = a.type.upper(), SCALARS[a.type][3]
+        elif a.type == "string":
+            kind, ln = "STRING", a.checks["max-len"] + 1
+        else:
+            raise SpecError(f"{a.c_name}: libkpc cannot decode {a.type} in a record")
+        items.append(f"\tX({a.c_name}, {kind}, {int(a.multi)}, {ln}, {field})")
+    o = "/*\n * The same attributes as X(attr, kind, multi, len, field), for code that\n"
+    o += " * wants each one's facts as constants.\n */\n"
+    o += "#define KPC_GENL_RECORD_ATTRS(X) \\\n"
+    o += " \\\n".join(items) + "\n\n"
     return o
 
 
@@ -736,23 +760,10 @@ def gen_user_c(fam):
         else:
             raise SpecError(f"{a.c_name}: no libnl policy for {a.type}")
     o += "};\n\n"
-    o += "#define KPC_RECORD_ATTR(kind, multi, len, field) \\\n"
-    o += "\t{ KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) }\n\n"
+    o += "#define KPC_RECORD_ATTR(attr, kind, multi, len, field) \\\n"
+    o += "\t[attr] = { KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) },\n\n"
     o += "const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {\n"
-    items = []
-    for a in rec.attrs:
-        if a.type == "pad":
-            continue
-        field = lower(a.name) + ("s" if a.multi else "")
-        if a.type in SCALARS:
-            kind, ln = a.type.upper(), SCALARS[a.type][3]
-        elif a.type == "string":
-            kind, ln = "STRING", a.checks["max-len"] + 1
-        else:
-            raise SpecError(f"{a.c_name}: libkpc cannot decode {a.type} in a record")
-        items.append((f"\t[{a.c_name}]", f"= KPC_RECORD_ATTR({kind}, {int(a.multi)}, {ln}, {field}),"))
-    col = align_col([k for k, _ in items])
-    o += "".join(tabs_to(k, col) + v + "\n" for k, v in items)
+    o += "\tKPC_GENL_RECORD_ATTRS(KPC_RECORD_ATTR)\n"
     o += "};\n\n"
     o += "/* A record before decoding: no attribute seen, every string \"\". */\n"
     o += "const struct kpc_record kpc_genl_record_empty = {\n"

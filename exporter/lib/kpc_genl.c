@@ -22,35 +22,11 @@ struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1] = {
 	[KPRINT_A_FILTER] = { .type = NLA_NESTED },
 };
 
-#define KPC_RECORD_ATTR(kind, multi, len, field) \
-	{ KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) }
+#define KPC_RECORD_ATTR(attr, kind, multi, len, field) \
+	[attr] = { KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) },
 
 const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
-	[KPRINT_RECORD_A_SEQ]		= KPC_RECORD_ATTR(U64, 0, 8, seq),
-	[KPRINT_RECORD_A_LEVEL]		= KPC_RECORD_ATTR(U32, 0, 4, level),
-	[KPRINT_RECORD_A_CLASS]		= KPC_RECORD_ATTR(U32, 0, 4, class),
-	[KPRINT_RECORD_A_TS_MONO_NS]	= KPC_RECORD_ATTR(U64, 0, 8, ts_mono_ns),
-	[KPRINT_RECORD_A_TS_REAL_NS]	= KPC_RECORD_ATTR(U64, 0, 8, ts_real_ns),
-	[KPRINT_RECORD_A_CPU]		= KPC_RECORD_ATTR(U32, 0, 4, cpu),
-	[KPRINT_RECORD_A_PID]		= KPC_RECORD_ATTR(U32, 0, 4, pid),
-	[KPRINT_RECORD_A_COMM]		= KPC_RECORD_ATTR(STRING, 0, 16, comm),
-	[KPRINT_RECORD_A_FILE]		= KPC_RECORD_ATTR(STRING, 0, 64, file),
-	[KPRINT_RECORD_A_LINE]		= KPC_RECORD_ATTR(U32, 0, 4, line),
-	[KPRINT_RECORD_A_FUNCTION]	= KPC_RECORD_ATTR(STRING, 0, 64, function),
-	[KPRINT_RECORD_A_SUBSYSTEM]	= KPC_RECORD_ATTR(STRING, 0, 64, subsystem),
-	[KPRINT_RECORD_A_MODULE]	= KPC_RECORD_ATTR(STRING, 0, 64, module),
-	[KPRINT_RECORD_A_FORMAT]	= KPC_RECORD_ATTR(STRING, 0, 256, format),
-	[KPRINT_RECORD_A_FORMAT_ID]	= KPC_RECORD_ATTR(U64, 0, 8, format_id),
-	[KPRINT_RECORD_A_ARG]		= KPC_RECORD_ATTR(STRING, 1, 256, args),
-	[KPRINT_RECORD_A_TEXT]		= KPC_RECORD_ATTR(STRING, 0, 1024, text),
-	[KPRINT_RECORD_A_BLOCK_ID]	= KPC_RECORD_ATTR(U64, 0, 8, block_id),
-	[KPRINT_RECORD_A_FLAGS]		= KPC_RECORD_ATTR(U32, 0, 4, flags),
-	[KPRINT_RECORD_A_SOURCE]	= KPC_RECORD_ATTR(U32, 0, 4, source),
-	[KPRINT_RECORD_A_DEVICE]	= KPC_RECORD_ATTR(STRING, 0, 48, device),
-	[KPRINT_RECORD_A_FACILITY]	= KPC_RECORD_ATTR(U32, 0, 4, facility),
-	[KPRINT_RECORD_A_CONTINUES]	= KPC_RECORD_ATTR(U64, 0, 8, continues),
-	[KPRINT_RECORD_A_PRINTK_SEQ]	= KPC_RECORD_ATTR(U64, 0, 8, printk_seq),
-	[KPRINT_RECORD_A_FILTERED]	= KPC_RECORD_ATTR(U64, 0, 8, filtered),
+	KPC_GENL_RECORD_ATTRS(KPC_RECORD_ATTR)
 };
 
 /* A record before decoding: no attribute seen, every string "". */

@@ -42,6 +42,37 @@ struct kpc_genl_attr {
  * (a repeated one X as Xs[] with its count nXs).
  */
 extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];
+/*
+ * The same attributes as X(attr, kind, multi, len, field), for code that
+ * wants each one's facts as constants.
+ */
+#define KPC_GENL_RECORD_ATTRS(X) \
+	X(KPRINT_RECORD_A_SEQ, U64, 0, 8, seq) \
+	X(KPRINT_RECORD_A_LEVEL, U32, 0, 4, level) \
+	X(KPRINT_RECORD_A_CLASS, U32, 0, 4, class) \
+	X(KPRINT_RECORD_A_TS_MONO_NS, U64, 0, 8, ts_mono_ns) \
+	X(KPRINT_RECORD_A_TS_REAL_NS, U64, 0, 8, ts_real_ns) \
+	X(KPRINT_RECORD_A_CPU, U32, 0, 4, cpu) \
+	X(KPRINT_RECORD_A_PID, U32, 0, 4, pid) \
+	X(KPRINT_RECORD_A_COMM, STRING, 0, 16, comm) \
+	X(KPRINT_RECORD_A_FILE, STRING, 0, 64, file) \
+	X(KPRINT_RECORD_A_LINE, U32, 0, 4, line) \
+	X(KPRINT_RECORD_A_FUNCTION, STRING, 0, 64, function) \
+	X(KPRINT_RECORD_A_SUBSYSTEM, STRING, 0, 64, subsystem) \
+	X(KPRINT_RECORD_A_MODULE, STRING, 0, 64, module) \
+	X(KPRINT_RECORD_A_FORMAT, STRING, 0, 256, format) \
+	X(KPRINT_RECORD_A_FORMAT_ID, U64, 0, 8, format_id) \
+	X(KPRINT_RECORD_A_ARG, STRING, 1, 256, args) \
+	X(KPRINT_RECORD_A_TEXT, STRING, 0, 1024, text) \
+	X(KPRINT_RECORD_A_BLOCK_ID, U64, 0, 8, block_id) \
+	X(KPRINT_RECORD_A_FLAGS, U32, 0, 4, flags) \
+	X(KPRINT_RECORD_A_SOURCE, U32, 0, 4, source) \
+	X(KPRINT_RECORD_A_DEVICE, STRING, 0, 48, device) \
+	X(KPRINT_RECORD_A_FACILITY, U32, 0, 4, facility) \
+	X(KPRINT_RECORD_A_CONTINUES, U64, 0, 8, continues) \
+	X(KPRINT_RECORD_A_PRINTK_SEQ, U64, 0, 8, printk_seq) \
+	X(KPRINT_RECORD_A_FILTERED, U64, 0, 8, filtered)
+
 struct kpc_record;
 extern const struct kpc_record kpc_genl_record_empty;
 

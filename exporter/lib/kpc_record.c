@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -100,10 +99,12 @@ uint64_t kpc_format_id(const char *fmt)
  * Records are decoded in one pass over the nest with the attribute headers
  * read in place: libnl's nla_parse() followed by a second walk called a
  * shared-library function for every header field of every attribute,
- * which was most of the exporter's cost per record.  What each attribute
- * may be (type, length limit) and which field of struct kpc_record it
- * fills come from the spec, in kpc_genl_record_attrs[]; what is accepted
- * is exactly what nla_parse() with that policy and the walk accepted.
+ * which was most of the exporter's cost per record.  Each attribute is a
+ * case of one switch expanded from the spec's list (KPC_GENL_RECORD_ATTRS),
+ * so its length limit and its field are constants: a loop that read them
+ * from a table cost three times as many instructions per attribute.  What
+ * is accepted is exactly what nla_parse() with the spec's policy and a
+ * walk for the args accepted.
  */
 
 /* A bit per attribute in the walk's "seen" set. */
@@ -147,59 +148,88 @@ static inline bool kpc_nla_name_ok(const char *s, int len)
 }
 
 /*
- * One attribute of the nest: what libnl's validate_nla() checks (exact
- * scalar sizes, string limits and final NUL), then the field of struct
- * kpc_record that the attribute's table names, filled in one switch.
- * Returns 0, -EINVAL for a policy violation (which wins over everything
- * the walk finds), or 1 for an attribute that fills no field once: the
- * args, and attributes this library ignores.
+ * What one walk over a nest has found so far.  Its first error is said
+ * after the policy's: an attribute met twice (which nla_parse() would
+ * have kept the last of), or an arg too many.
  */
-static inline int kpc_record_attr(struct kpc_record *rec, const struct kpc_genl_attr *at,
-				  int type, const char *data, int len, bool *names_ok)
-{
-	char *field = (char *)rec + at->offset;
+struct kpc_record_walk {
+	uint64_t seen;		/* attributes met, but the args */
+	uint64_t again;		/* attributes met twice */
+	int err;		/* -E2BIG, when before any attribute met twice */
+	bool names_ok;
+};
 
-	switch (at->kind) {
-	case KPC_GENL_U32:
-		if (len != at->len)
-			return -EINVAL;
-		/* Constant sizes, so that the copies are moves, not calls. */
-		memcpy(field, data, sizeof(uint32_t));
+#define KPC_BIT(type)	(1ull << (type))
+
+/* One of each, but the args: only noted, as it is rare. */
+static inline void kpc_record_once(struct kpc_record_walk *w, int type)
+{
+	w->again |= w->seen & KPC_BIT(type);
+	w->seen |= KPC_BIT(type);
+}
+
+/* The record's one repeated attribute, the args; an ARG after a walk error is not looked at. */
+static inline void kpc_record_arg(struct kpc_record *rec, struct kpc_record_walk *w,
+				  const char *data, int len)
+{
+	if (w->err || w->again)
+		return;
+	if (rec->nargs == KPRINT_ARGS_MAX) {
+		w->err = -E2BIG;
+		return;
+	}
+	rec->arg_len[rec->nargs] = len - 1;
+	rec->args[rec->nargs++] = data;
+}
+
+/*
+ * A case per kind of attribute, with what libnl's validate_nla() checks
+ * (exact scalar sizes, string limits and final NUL) and then the field.
+ * Constant sizes make the copies moves, not calls.
+ */
+#define KPC_DECODE_U32_0(attr, max, field)					\
+	if (len != (max))							\
+		return -EINVAL;							\
+	memcpy(&rec->field, data, sizeof(uint32_t));				\
+	kpc_record_once(w, attr);
+#define KPC_DECODE_U64_0(attr, max, field)					\
+	if (len != (max))							\
+		return -EINVAL;							\
+	memcpy(&rec->field, data, sizeof(uint64_t));				\
+	kpc_record_once(w, attr);
+#define KPC_DECODE_STRING_0(attr, max, field)					\
+	if (len < 1 || len > (max) || data[len - 1] != '\0')			\
+		return -EINVAL;							\
+	if ((attr) == KPRINT_RECORD_A_TEXT)					\
+		rec->text_len = len - 1;					\
+	else if (!kpc_nla_name_ok(data, len))					\
+		w->names_ok = false;						\
+	rec->field = data;							\
+	kpc_record_once(w, attr);
+#define KPC_DECODE_STRING_1(attr, max, field)					\
+	if (len < 1 || len > (max) || data[len - 1] != '\0')			\
+		return -EINVAL;							\
+	kpc_record_arg(rec, w, data, len);
+#define KPC_DECODE_CASE(attr, kind, multi, max, field)				\
+	case attr:								\
+		KPC_DECODE_##kind##_##multi(attr, max, field)			\
 		return 0;
-	case KPC_GENL_U64:
-		if (len != at->len)
-			return -EINVAL;
-		memcpy(field, data, sizeof(uint64_t));
-		return 0;
-	case KPC_GENL_STRING:
-		if (len < 1 || len > at->len || data[len - 1] != '\0')
-			return -EINVAL;
-		if (at->multi)
-			return 1;
-		if (type == KPRINT_RECORD_A_TEXT)
-			rec->text_len = len - 1;
-		else if (!kpc_nla_name_ok(data, len))
-			*names_ok = false;
-		*(const char **)field = data;
-		return 0;
+
+/*
+ * One attribute of the nest into its field.  Returns 0, or -EINVAL for a
+ * policy violation, which wins over everything the walk finds.  PAD and
+ * numbers this library does not know may be anything.
+ */
+static inline int kpc_record_attr(struct kpc_record *rec, struct kpc_record_walk *w,
+				  int type, const char *data, int len)
+{
+	switch (type) {
+	KPC_GENL_RECORD_ATTRS(KPC_DECODE_CASE)
 	default:
-		return 1;	/* PAD and unused numbers: anything */
+		return 0;
 	}
 }
 
-/* The record's one repeated attribute, the args; other repeated ones are ignored. */
-static inline int kpc_record_arg(struct kpc_record *rec, int type, const char *data, int len)
-{
-	if (type != KPRINT_RECORD_A_ARG)
-		return 0;
-	if (rec->nargs == KPRINT_ARGS_MAX)
-		return -E2BIG;
-	rec->arg_len[rec->nargs] = len - 1;
-	rec->args[rec->nargs++] = data;
-	return 0;
-}
-
-#define KPC_BIT(type)	(1ull << (type))
 /* What a record cannot be without. */
 #define KPC_RECORD_REQUIRED						\
 	(KPC_BIT(KPRINT_RECORD_A_SEQ) | KPC_BIT(KPRINT_RECORD_A_LEVEL) |	\
@@ -207,12 +237,9 @@ static inline int kpc_record_arg(struct kpc_record *rec, int type, const char *d
 
 int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
 {
-	int rem = kpc_nla_len(nest), walk_err = 0, type, len, ret;
-	const struct kpc_genl_attr *at;
+	struct kpc_record_walk w = { .names_ok = true };
+	int rem = kpc_nla_len(nest), ret;
 	const struct nlattr *nla;
-	bool names_ok = true;
-	uint64_t seen = 0;
-	const char *data;
 
 	/* Optional strings the kernel left out are "", never NULL. */
 	memcpy(rec, &kpc_genl_record_empty, offsetof(struct kpc_record, args));
@@ -220,41 +247,28 @@ int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
 		return -EINVAL;
 
 	for (nla = kpc_nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
-		type = nla->nla_type & NLA_TYPE_MASK;
-		if (type > KPRINT_RECORD_A_MAX)
-			continue;
-		at = &kpc_genl_record_attrs[type];
-		data = (const char *)nla + NLA_HDRLEN;
-		len = nla->nla_len - NLA_HDRLEN;
-		ret = kpc_record_attr(rec, at, type, data, len, &names_ok);
-		if (ret < 0)
+		ret = kpc_record_attr(rec, &w, nla->nla_type & NLA_TYPE_MASK,
+				      kpc_nla_data(nla), kpc_nla_len(nla));
+		if (ret)
 			return ret;
-		if (ret) {
-			/* An ARG after a walk error is not looked at: the first error is said. */
-			if (at->multi && !walk_err)
-				walk_err = kpc_record_arg(rec, type, data, len);
-			continue;
-		}
-		/* One of each, but ARGs: nla_parse() would keep the last. */
-		if (!walk_err && (seen & KPC_BIT(type)))
-			walk_err = -EINVAL;
-		seen |= KPC_BIT(type);
 	}
-	if ((seen & KPC_RECORD_REQUIRED) != KPC_RECORD_REQUIRED)
+	if ((w.seen & KPC_RECORD_REQUIRED) != KPC_RECORD_REQUIRED)
 		return -EINVAL;
-	if (walk_err)
-		return walk_err;
+	if (w.err)
+		return w.err;
+	if (w.again)
+		return -EINVAL;
 	/* Trailing bytes the walk could not take as an attribute. */
 	if (rem)
 		return -EINVAL;
-	if (!names_ok)
+	if (!w.names_ok)
 		return -EINVAL;
 
 	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX ||
 	    rec->source > KPRINT_SOURCE_MAX)
 		return -ERANGE;
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
-	if (!(seen & KPC_BIT(KPRINT_RECORD_A_FORMAT_ID)))
+	if (!(w.seen & KPC_BIT(KPRINT_RECORD_A_FORMAT_ID)))
 		rec->format_id = kpc_format_id(rec->format);
 	rec->raw = kpc_nla_data(nest);
 	rec->raw_len = kpc_nla_len(nest);
@@ -325,76 +339,30 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 	return n;
 }
 
-/* A string field of a record, and its length field if it has one. */
-struct kpc_record_slot {
-	const char **str;
-	uint32_t *len;
-};
+/*
+ * A copy goes over the string fields of struct kpc_record, which the
+ * spec's list names: KPC_RECORD_STRINGS(X) is X(field, is_text) for each
+ * one but the args, expanded in place, so that a copy per record neither
+ * loops over a table nor asks which fields are strings.
+ */
+#define KPC_RECORD_STRING_U32_0(attr, field, X)
+#define KPC_RECORD_STRING_U64_0(attr, field, X)
+#define KPC_RECORD_STRING_STRING_1(attr, field, X)
+#define KPC_RECORD_STRING_STRING_0(attr, field, X)	X(field, (attr) == KPRINT_RECORD_A_TEXT)
+#define KPC_RECORD_STRING(attr, kind, multi, max, field)			\
+	KPC_RECORD_STRING_##kind##_##multi(attr, field, KPC_RECORD_STRING_X)
+#define KPC_RECORD_STRINGS()	KPC_GENL_RECORD_ATTRS(KPC_RECORD_STRING)
 
 /*
- * Where struct kpc_record keeps its strings but the args, from the spec's
- * table, found once: a copy per record looked through the whole table
- * twice.
+ * The length of a string field of a record built in code, which may leave
+ * the strings of fields newer than that code NULL (copied as "") and its
+ * lengths 0 (the string then ends at its first NUL).
  */
-static struct {
-	size_t offset;
-	bool text;
-} kpc_record_fields[KPRINT_RECORD_A_MAX + 1];
-static unsigned int kpc_record_nfields;
-static pthread_once_t kpc_record_fields_once = PTHREAD_ONCE_INIT;
-
-static void kpc_record_fields_init(void)
+static inline size_t kpc_record_str_len(const char *s, uint32_t len)
 {
-	unsigned int n = 0;
-	int type;
-
-	for (type = 0; type <= KPRINT_RECORD_A_MAX; type++) {
-		const struct kpc_genl_attr *at = &kpc_genl_record_attrs[type];
-
-		if (at->kind != KPC_GENL_STRING || at->multi)
-			continue;
-		kpc_record_fields[n].offset = at->offset;
-		kpc_record_fields[n++].text = type == KPRINT_RECORD_A_TEXT;
-	}
-	kpc_record_nfields = n;
-}
-
-/* The string fields of a record, so copying can loop. */
-static unsigned int kpc_record_string_slots(struct kpc_record *rec,
-					    struct kpc_record_slot *slots)
-{
-	unsigned int i, n;
-
-	pthread_once(&kpc_record_fields_once, kpc_record_fields_init);
-	for (n = 0; n < kpc_record_nfields; n++) {
-		slots[n].str = (const char **)((char *)rec + kpc_record_fields[n].offset);
-		slots[n].len = kpc_record_fields[n].text ? &rec->text_len : NULL;
-	}
-	for (i = 0; i < rec->nargs; i++) {
-		slots[n].str = &rec->args[i];
-		slots[n++].len = &rec->arg_len[i];
-	}
-	return n;
-}
-
-/*
- * A record built in code rather than decoded may leave the strings of
- * fields newer than that code NULL: they are copied as "".  Its lengths
- * may be 0: the string then ends at its first NUL.
- */
-static size_t kpc_record_slot_len(const struct kpc_record_slot *slot)
-{
-	if (!*slot->str)
+	if (!s)
 		return 0;
-	if (slot->len && *slot->len)
-		return *slot->len;
-	return strlen(*slot->str);
-}
-
-/* The string field of rec at offset, as kpc_record_fields[] names it. */
-static inline const char **kpc_record_field(const struct kpc_record *rec, unsigned int i)
-{
-	return (const char **)((char *)rec + kpc_record_fields[i].offset);
+	return len ? len : strlen(s);
 }
 
 /*
@@ -412,25 +380,82 @@ static inline bool kpc_record_raw_str(const struct kpc_record *rec, const char *
 }
 
 /*
- * Whether a copy can be the record's raw attributes in one piece.  Not so
- * for a record built in code, nor for one whose strings a caller pointed
- * elsewhere: those are copied string by string.
+ * Whether a copy can be the record's raw attributes in one piece: true of
+ * a record as decoded.  Not so for one built in code, nor for one whose
+ * strings a caller pointed elsewhere: those are copied string by string.
  */
 static bool kpc_record_raw_ok(const struct kpc_record *rec)
 {
+	bool ok = true;
 	unsigned int i;
 
 	if (!rec->raw)
 		return false;
-	pthread_once(&kpc_record_fields_once, kpc_record_fields_init);
-	for (i = 0; i < kpc_record_nfields; i++)
-		if (!kpc_record_raw_str(rec, *kpc_record_field(rec, i),
-					kpc_record_fields[i].text ? rec->text_len : 0))
-			return false;
+#define KPC_RECORD_STRING_X(field, text)					\
+	ok &= kpc_record_raw_str(rec, rec->field, (text) ? rec->text_len : 0);
+	KPC_RECORD_STRINGS()
+#undef KPC_RECORD_STRING_X
 	for (i = 0; i < rec->nargs; i++)
-		if (!kpc_record_raw_str(rec, rec->args[i], rec->arg_len[i]))
-			return false;
-	return true;
+		ok &= kpc_record_raw_str(rec, rec->args[i], rec->arg_len[i]);
+	return ok;
+}
+
+/*
+ * The size of rec's copy, and whether it takes the raw attributes whole:
+ * found once per copy, as the copy then goes by it.  0 for a record with
+ * more args than a record may have.
+ */
+static size_t kpc_record_layout(const struct kpc_record *rec, bool *raw)
+{
+	size_t size = sizeof(*rec);
+	unsigned int i;
+
+	if (rec->nargs > KPRINT_ARGS_MAX)
+		return 0;
+	*raw = kpc_record_raw_ok(rec);
+	if (*raw)
+		return size + rec->raw_len;
+#define KPC_RECORD_STRING_X(field, text)					\
+	size += kpc_record_str_len(rec->field, (text) ? rec->text_len : 0) + 1;
+	KPC_RECORD_STRINGS()
+#undef KPC_RECORD_STRING_X
+	for (i = 0; i < rec->nargs; i++)
+		size += kpc_record_str_len(rec->args[i], rec->arg_len[i]) + 1;
+	return size;
+}
+
+/* String s of len bytes to p, NUL-terminated: where the next one goes. */
+static inline char *kpc_record_put_str(char *p, const char *s, size_t len)
+{
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p + len + 1;
+}
+
+/* The copy's strings, one by one, after the struct. */
+static void kpc_record_copy_strings(struct kpc_record *copy)
+{
+	char *p = (char *)(copy + 1);
+	unsigned int i;
+	size_t len;
+
+#define KPC_RECORD_STRING_X(field, text)					\
+	len = kpc_record_str_len(copy->field, (text) ? copy->text_len : 0);	\
+	if (text)								\
+		copy->text_len = len;						\
+	p = kpc_record_put_str(p, copy->field, len);				\
+	copy->field = p - len - 1;
+	KPC_RECORD_STRINGS()
+#undef KPC_RECORD_STRING_X
+	for (i = 0; i < copy->nargs; i++) {
+		len = kpc_record_str_len(copy->args[i], copy->arg_len[i]);
+		copy->arg_len[i] = len;
+		p = kpc_record_put_str(p, copy->args[i], len);
+		copy->args[i] = p - len - 1;
+	}
+	copy->raw = NULL;
+	copy->raw_len = 0;
 }
 
 /* Where string s of rec is in a copy of its raw attributes at p. */
@@ -442,51 +467,6 @@ static inline const char *kpc_record_moved(const struct kpc_record *rec, const c
 	return s && off < rec->raw_len ? p + off : "";
 }
 
-/*
- * The size of rec's copy, and whether it takes the raw attributes whole:
- * found once per copy, as the copy then goes by it.  0 for a record with
- * more args than a record may have.
- */
-static size_t kpc_record_layout(const struct kpc_record *rec, bool *raw)
-{
-	struct kpc_record_slot slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
-	size_t size = sizeof(*rec);
-	unsigned int i, n;
-
-	if (rec->nargs > KPRINT_ARGS_MAX)
-		return 0;
-	*raw = kpc_record_raw_ok(rec);
-	if (*raw)
-		return size + rec->raw_len;
-	n = kpc_record_string_slots((struct kpc_record *)rec, slots);
-	for (i = 0; i < n; i++)
-		size += kpc_record_slot_len(&slots[i]) + 1;
-	return size;
-}
-
-/* The copy's strings, one by one, after the struct. */
-static void kpc_record_copy_strings(struct kpc_record *copy)
-{
-	struct kpc_record_slot slots[KPRINT_RECORD_A_MAX + 1 + KPRINT_ARGS_MAX];
-	char *p = (char *)(copy + 1);
-	unsigned int i, n;
-
-	n = kpc_record_string_slots(copy, slots);
-	for (i = 0; i < n; i++) {
-		size_t len = kpc_record_slot_len(&slots[i]);
-
-		if (len)
-			memcpy(p, *slots[i].str, len);
-		p[len] = '\0';
-		*slots[i].str = p;
-		if (slots[i].len)
-			*slots[i].len = len;
-		p += len + 1;
-	}
-	copy->raw = NULL;
-	copy->raw_len = 0;
-}
-
 /* The raw attributes after the struct, and the copy's strings moved into them. */
 static void kpc_record_copy_raw(const struct kpc_record *rec, struct kpc_record *copy)
 {
@@ -494,11 +474,10 @@ static void kpc_record_copy_raw(const struct kpc_record *rec, struct kpc_record 
 	unsigned int i;
 
 	memcpy(p, rec->raw, rec->raw_len);
-	for (i = 0; i < kpc_record_nfields; i++) {
-		const char **f = kpc_record_field(copy, i);
-
-		*f = kpc_record_moved(rec, *f, p);
-	}
+#define KPC_RECORD_STRING_X(field, text)					\
+	copy->field = kpc_record_moved(rec, rec->field, p);
+	KPC_RECORD_STRINGS()
+#undef KPC_RECORD_STRING_X
 	for (i = 0; i < rec->nargs; i++)
 		copy->args[i] = kpc_record_moved(rec, rec->args[i], p);
 	copy->raw = p;
