@@ -113,11 +113,32 @@ static size_t kprint_nl_record_size(const struct kprint_rec *rec)
 }
 
 /*
+ * Attributes that most records have at their default, 0 or "": sent only
+ * when they are not.  A reader takes an absent one as its default (the
+ * spec says so), and a flood of kprint records is a sixth smaller on the
+ * wire, with five attributes fewer to build and to decode per record.
+ */
+static bool kprint_nl_str_sent(const struct kprint_rec_iter *it)
+{
+	return it->len || it->idx != KPRINT_STR_DEVICE;
+}
+
+static int kprint_nl_put_u64_set(struct sk_buff *skb, int type, u64 value)
+{
+	return value ? nla_put_u64_64bit(skb, type, value, KPRINT_RECORD_A_PAD) : 0;
+}
+
+static int kprint_nl_put_u32_set(struct sk_buff *skb, int type, u32 value)
+{
+	return value ? nla_put_u32(skb, type, value) : 0;
+}
+
+/*
  * A record as a KPRINT_A_RECORD nest, its attributes in one fixed order: the
  * strings in storage order, with LINE after FILE and FORMAT_ID after FORMAT;
- * FILTERED last, only for a filtered subscriber (@filtered not NULL), so
- * that the group's messages stay what they always were.  Returns 0, or
- * -EMSGSIZE with @skb left as it was.
+ * BLOCK_ID, DEVICE, FACILITY, CONTINUES and PRINTK_SEQ only when set;
+ * FILTERED last, only for a filtered subscriber (@filtered not NULL).
+ * Returns 0, or -EMSGSIZE with @skb left as it was.
  */
 static int kprint_nl_record_fill(struct sk_buff *skb,
 				 const struct kprint_rec *rec,
@@ -147,7 +168,7 @@ static int kprint_nl_record_fill(struct sk_buff *skb,
 		int type = it.idx >= KPRINT_STR_ARG0 ? KPRINT_RECORD_A_ARG :
 			   kprint_nl_str_attr[it.idx];
 
-		if (nla_put(skb, type, it.len + 1, it.s))
+		if (kprint_nl_str_sent(&it) && nla_put(skb, type, it.len + 1, it.s))
 			goto cancel;
 		if (it.idx == KPRINT_STR_FILE &&
 		    nla_put_u32(skb, KPRINT_RECORD_A_LINE, rec->line))
@@ -158,15 +179,12 @@ static int kprint_nl_record_fill(struct sk_buff *skb,
 			goto cancel;
 	}
 
-	if (nla_put_u64_64bit(skb, KPRINT_RECORD_A_BLOCK_ID, rec->block_id,
-			      KPRINT_RECORD_A_PAD) ||
+	if (kprint_nl_put_u64_set(skb, KPRINT_RECORD_A_BLOCK_ID, rec->block_id) ||
 	    nla_put_u32(skb, KPRINT_RECORD_A_FLAGS, rec->flags) ||
 	    nla_put_u32(skb, KPRINT_RECORD_A_SOURCE, rec->source) ||
-	    nla_put_u32(skb, KPRINT_RECORD_A_FACILITY, rec->facility) ||
-	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_CONTINUES, rec->continues,
-			      KPRINT_RECORD_A_PAD) ||
-	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_PRINTK_SEQ, rec->printk_seq,
-			      KPRINT_RECORD_A_PAD))
+	    kprint_nl_put_u32_set(skb, KPRINT_RECORD_A_FACILITY, rec->facility) ||
+	    kprint_nl_put_u64_set(skb, KPRINT_RECORD_A_CONTINUES, rec->continues) ||
+	    kprint_nl_put_u64_set(skb, KPRINT_RECORD_A_PRINTK_SEQ, rec->printk_seq))
 		goto cancel;
 	if (filtered &&
 	    nla_put_u64_64bit(skb, KPRINT_RECORD_A_FILTERED, *filtered,

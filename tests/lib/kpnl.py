@@ -211,10 +211,14 @@ _U64 = {"SEQ", "TS_MONO_NS", "TS_REAL_NS", "FORMAT_ID", "BLOCK_ID", "CONTINUES",
 _U32 = {"LEVEL", "CLASS", "CPU", "PID", "LINE", "FLAGS", "SOURCE", "FACILITY"}
 
 
+# What the kernel sends only when set (schema/kprint.yaml: "sent as absent").
+_ABSENT = {"block_id": 0, "device": "", "facility": 0, "continues": 0, "printk_seq": 0}
+
+
 def decode_record(nest):
     names = {v: k[len("KPRINT_RECORD_A_"):] for k, v in K.items()
              if k.startswith("KPRINT_RECORD_A_") and isinstance(v, int)}
-    rec = {"args": []}
+    rec = {"args": [], **_ABSENT}
     for t, v in parse_attrs(nest):
         name = names.get(t, str(t))
         if name == "PAD":

@@ -160,12 +160,18 @@ enum kprint_record_attr {
 	KPRINT_RECORD_A_ARG,
 	/* string: as printk would print it; a NUL inside ("%c" of 0) is data */
 	KPRINT_RECORD_A_TEXT,
-	/* u64: Shared by the records of one block; 0 outside blocks. */
+	/*
+	 * u64: Shared by the records of one block; 0 (sent as absent) outside
+	 * blocks.
+	 */
 	KPRINT_RECORD_A_BLOCK_ID,
 	KPRINT_RECORD_A_FLAGS,		/* u32, enum kprint_record_flags */
 	KPRINT_RECORD_A_SOURCE,		/* u32, enum kprint_source */
 	KPRINT_RECORD_A_DEVICE,		/* string */
-	/* u32: syslog facility, 0 (kernel) for all but /dev/kmsg writes */
+	/*
+	 * u32: syslog facility, 0 (kernel; sent as absent) for all but
+	 * /dev/kmsg writes
+	 */
 	KPRINT_RECORD_A_FACILITY,
 	KPRINT_RECORD_A_CONTINUES,	/* u64 */
 	KPRINT_RECORD_A_PRINTK_SEQ,	/* u64 */

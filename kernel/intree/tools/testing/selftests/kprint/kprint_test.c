@@ -556,9 +556,10 @@ static const struct rec *find_text(const struct recs *rs, const char *text)
 
 /*
  * Every record carries these, whatever made it (strings may be empty):
- * the fields kprint(7) lists for every record.  source, device, facility,
- * continues and printk-seq say where a record came from and are checked
- * where they mean something.
+ * the fields kprint(7) lists for every record.  source says where a record
+ * came from and is checked where it means something; block-id, device,
+ * facility, continues and printk-seq come only when they are not 0 or
+ * empty, and are checked where they are set.
  */
 #define BIT_ULL(n)	(1ULL << (n))
 static const __u64 always_attrs =
@@ -570,7 +571,7 @@ static const __u64 always_attrs =
 	BIT_ULL(KPRINT_RECORD_A_FUNCTION) | BIT_ULL(KPRINT_RECORD_A_SUBSYSTEM) |
 	BIT_ULL(KPRINT_RECORD_A_MODULE) | BIT_ULL(KPRINT_RECORD_A_FORMAT) |
 	BIT_ULL(KPRINT_RECORD_A_FORMAT_ID) | BIT_ULL(KPRINT_RECORD_A_TEXT) |
-	BIT_ULL(KPRINT_RECORD_A_BLOCK_ID) | BIT_ULL(KPRINT_RECORD_A_FLAGS);
+	BIT_ULL(KPRINT_RECORD_A_FLAGS);
 
 static void check_window(const struct window *w, bool overrun)
 {
