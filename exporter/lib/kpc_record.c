@@ -102,7 +102,7 @@ uint64_t kpc_format_id(const char *fmt)
  * which was most of the exporter's cost per record.  Each attribute is a
  * case of one switch expanded from the spec's list (KPC_GENL_RECORD_ATTRS),
  * so its length limit and its field are constants: a loop that read them
- * from a table cost three times as many instructions per attribute.  What
+ * from a table cost 63 instructions an attribute, the switch 44.  What
  * is accepted is exactly what nla_parse() with the spec's policy and a
  * walk for the args accepted.
  */
