@@ -693,20 +693,6 @@ def gen_user_h(fam):
     o += "#ifndef KPC_GENL_H\n#define KPC_GENL_H\n\n"
     o += "#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <linux/kprint.h>\n"
     o += "#include <netlink/attr.h>\n\n"
-    o += "/* What the decoders check an attribute against. */\n"
-    o += "enum kpc_genl_kind {\n\tKPC_GENL_ANY,\t\t/* pad, or no number of ours: anything */\n"
-    o += "\tKPC_GENL_U32,\n\tKPC_GENL_U64,\n\tKPC_GENL_STRING,\t/* NUL-terminated */\n"
-    o += "\tKPC_GENL_NEST,\n};\n\n"
-    o += "/**\n * struct kpc_genl_attr - one attribute of a set, as the spec has it\n"
-    o += " * @kind: enum kpc_genl_kind\n"
-    o += " * @multi: may repeat (a multi-attr)\n"
-    o += " * @len: exact payload length (scalars), the most with the NUL (strings)\n"
-    o += " * @offset: where a record's field for it is, in struct kpc_record\n */\n"
-    o += "struct kpc_genl_attr {\n\tuint8_t kind;\n\tuint8_t multi;\n\tuint16_t len;\n"
-    o += "\tuint16_t offset;\n};\n\n"
-    o += "/*\n * Record attributes: the fields of struct kpc_record are named after them\n"
-    o += " * (a repeated one X as Xs[] with its count nXs).\n */\n"
-    o += "extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];\n"
     o += gen_user_record_list(fam)
     o += "struct kpc_record;\n"
     o += "extern const struct kpc_record kpc_genl_record_empty;\n\n"
@@ -718,9 +704,8 @@ def gen_user_h(fam):
 
 
 def gen_user_record_list(fam):
-    """The record set as an X-macro: kpc_genl_record_attrs[] is built from
-    it, and kpc_record_decode() expands it into a switch whose cases have
-    their lengths and fields as constants."""
+    """The record set as an X-macro, which kpc_record_decode() expands into
+    a switch whose cases have their lengths and fields as constants."""
     items = []
     for a in fam.sets["record"].attrs:
         if a.type == "pad":
@@ -733,8 +718,11 @@ def gen_user_record_list(fam):
         else:
             raise SpecError(f"{a.c_name}: libkpc cannot decode {a.type} in a record")
         items.append(f"\tX({a.c_name}, {kind}, {int(a.multi)}, {ln}, {field})")
-    o = "/*\n * The same attributes as X(attr, kind, multi, len, field), for code that\n"
-    o += " * wants each one's facts as constants.\n */\n"
+    o = "/*\n * Record attributes as X(attr, kind, multi, len, field): kind U32, U64 or\n"
+    o += " * STRING; multi 1 for one that may repeat; len the exact payload length\n"
+    o += " * of a scalar, the most of a string with its NUL; field the member of\n"
+    o += " * struct kpc_record it fills, named after it (a repeated one X as Xs[],\n"
+    o += " * with its count nXs).  PAD and numbers not listed may be anything.\n */\n"
     o += "#define KPC_GENL_RECORD_ATTRS(X) \\\n"
     o += " \\\n".join(items) + "\n\n"
     return o
@@ -759,11 +747,6 @@ def gen_user_c(fam):
                   f".maxlen = {SCALARS[a.type][3]} }},\n")
         else:
             raise SpecError(f"{a.c_name}: no libnl policy for {a.type}")
-    o += "};\n\n"
-    o += "#define KPC_RECORD_ATTR(attr, kind, multi, len, field) \\\n"
-    o += "\t[attr] = { KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) },\n\n"
-    o += "const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {\n"
-    o += "\tKPC_GENL_RECORD_ATTRS(KPC_RECORD_ATTR)\n"
     o += "};\n\n"
     o += "/* A record before decoding: no attribute seen, every string \"\". */\n"
     o += "const struct kpc_record kpc_genl_record_empty = {\n"

@@ -22,13 +22,6 @@ struct nla_policy kpc_genl_kprint_policy[KPRINT_A_MAX + 1] = {
 	[KPRINT_A_FILTER] = { .type = NLA_NESTED },
 };
 
-#define KPC_RECORD_ATTR(attr, kind, multi, len, field) \
-	[attr] = { KPC_GENL_##kind, multi, len, offsetof(struct kpc_record, field) },
-
-const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1] = {
-	KPC_GENL_RECORD_ATTRS(KPC_RECORD_ATTR)
-};
-
 /* A record before decoding: no attribute seen, every string "". */
 const struct kpc_record kpc_genl_record_empty = {
 	.comm = "",

@@ -14,37 +14,12 @@
 #include <linux/kprint.h>
 #include <netlink/attr.h>
 
-/* What the decoders check an attribute against. */
-enum kpc_genl_kind {
-	KPC_GENL_ANY,		/* pad, or no number of ours: anything */
-	KPC_GENL_U32,
-	KPC_GENL_U64,
-	KPC_GENL_STRING,	/* NUL-terminated */
-	KPC_GENL_NEST,
-};
-
-/**
- * struct kpc_genl_attr - one attribute of a set, as the spec has it
- * @kind: enum kpc_genl_kind
- * @multi: may repeat (a multi-attr)
- * @len: exact payload length (scalars), the most with the NUL (strings)
- * @offset: where a record's field for it is, in struct kpc_record
- */
-struct kpc_genl_attr {
-	uint8_t kind;
-	uint8_t multi;
-	uint16_t len;
-	uint16_t offset;
-};
-
 /*
- * Record attributes: the fields of struct kpc_record are named after them
- * (a repeated one X as Xs[] with its count nXs).
- */
-extern const struct kpc_genl_attr kpc_genl_record_attrs[KPRINT_RECORD_A_MAX + 1];
-/*
- * The same attributes as X(attr, kind, multi, len, field), for code that
- * wants each one's facts as constants.
+ * Record attributes as X(attr, kind, multi, len, field): kind U32, U64 or
+ * STRING; multi 1 for one that may repeat; len the exact payload length
+ * of a scalar, the most of a string with its NUL; field the member of
+ * struct kpc_record it fills, named after it (a repeated one X as Xs[],
+ * with its count nXs).  PAD and numbers not listed may be anything.
  */
 #define KPC_GENL_RECORD_ATTRS(X) \
 	X(KPRINT_RECORD_A_SEQ, U64, 0, 8, seq) \
