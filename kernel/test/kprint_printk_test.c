@@ -703,11 +703,11 @@ static KPPT_CALLER void kppt_flood_fn(struct work_struct *work)
 		if (w->kind == KPPT_CONT_RACE) {
 			kppt_cont_race_begin(w, i);
 			kppt_cont_race_line(w->cpu, i);
-		}
-		else if (w->kind == KPPT_CONT_LONG)
+		} else if (w->kind == KPPT_CONT_LONG) {
 			kppt_cont_long_line(w->cpu, i);
-		else
+		} else {
 			printk(KERN_INFO "kprint_printk_test flood cpu %u n %u\n", w->cpu, i);
+		}
 		if (pause && i % pause == pause - 1)
 			usleep_range(1000, 1100);	/* pacing, not waiting */
 		else if (!(i % 256))
@@ -722,7 +722,7 @@ static int kppt_run_cpus(const char *val, enum kppt_flood_kind kind)
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct kppt_flood_work *works;
 	atomic_t running = ATOMIC_INIT(1), begun = ATOMIC_INIT(0);
-	unsigned int n, cpu;
+	unsigned int n, cpu, ncpus;
 	int err;
 
 	/* Any length: flood_stop ends it. */
@@ -735,6 +735,7 @@ static int kppt_run_cpus(const char *val, enum kppt_flood_kind kind)
 	WRITE_ONCE(kppt_flood_stop, false);
 	/* Queue everywhere first, then wait: the CPUs really overlap. */
 	cpus_read_lock();
+	ncpus = num_online_cpus();
 	for_each_online_cpu(cpu) {
 		INIT_WORK(&works[cpu].work, kppt_flood_fn);
 		works[cpu].kind = kind;
@@ -743,7 +744,7 @@ static int kppt_run_cpus(const char *val, enum kppt_flood_kind kind)
 		works[cpu].running = &running;
 		works[cpu].done = &done;
 		works[cpu].begun = &begun;
-		works[cpu].ncpus = num_online_cpus();
+		works[cpu].ncpus = ncpus;
 		atomic_inc(&running);
 		queue_work_on(cpu, system_highpri_wq, &works[cpu].work);
 	}

@@ -481,7 +481,8 @@ def exporter_wakeups(rate, secs):
     the bench's own questions.  Whether it has them all is asked over HTTP,
     and each question wakes its HTTP threads too (0.6 to 1.2 times, on
     average, in the bench guest): what one costs is measured on the idle
-    exporter first, and taken off for each asked.  They were about 0.02 of B6's 5.0 per 1,000 records."""
+    exporter first, and taken off for each asked.  They were about 0.02 of
+    B6's 5.0 per 1,000 records."""
     ex = Exporter()
     try:
         base = ex.caught_up() - 1
