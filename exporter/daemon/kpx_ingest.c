@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The subscriber thread: kpc_stream delivers records in sequence order,
- * resyncing from the ring on gaps and overruns.  Records are copied into
- * a local batch while kpc_stream_process() runs (which may dump the ring
- * and so take a while), and the batch goes into the store under one lock
- * afterwards, or every KPX_INGEST_BATCH records, so HTTP readers never
+ * resyncing from the ring on gaps and overruns.  Notified records are
+ * decoded straight into the batch's memory (the copies the store no
+ * longer keeps, handed back) and the ring's are copied into it, while
+ * kpc_stream_process() runs (which may dump the ring and so take a
+ * while); the batch goes into the store under one lock afterwards, or
+ * every KPX_INGEST_BATCH records, so HTTP readers never
  * wait for netlink.  Before that, every record goes through the problem
  * catalog's matcher, in order (kpx_problems.h): the journal and the store
  * get each record's problems with it.
@@ -62,6 +64,13 @@ struct kpx_batch {
 	 */
 	struct kpc_record **spare;
 	size_t nspare;
+	/*
+	 * Where the stream decodes notified records (kpx_batch_into()), and
+	 * the one it is decoding now, which kpx_ingest_record() keeps as it
+	 * is rather than copy it.
+	 */
+	struct kpc_record_mem mem;
+	const struct kpc_record *fresh;
 	uint64_t lost[KPC_LOST_REASONS];
 	uint64_t resyncs;
 	uint64_t malformed;
@@ -119,22 +128,56 @@ static void *kpx_batch_mem(size_t size, void *ctx)
 	return malloc(size);
 }
 
+/* Memory for the stream to decode a notified record into, to be kept. */
+static void *kpx_batch_into(size_t size, void *ctx)
+{
+	struct kpx_batch *b = ctx;
+
+	b->fresh = kpx_batch_mem(size, b);
+	return (void *)b->fresh;
+}
+
+/* A record decoded into kpx_batch_into()'s memory and not kept. */
+static void kpx_batch_release(struct kpc_record *rec, void *ctx)
+{
+	struct kpx_batch *b = ctx;
+
+	b->fresh = NULL;
+	if (b->nspare < b->cap)
+		b->spare[b->nspare++] = rec;
+	else
+		kpc_record_free(rec);
+}
+
 static void kpx_batch_flush(struct kpx_batch *b);
 
+/*
+ * A record the stream decoded into our memory is kept as it is; one of
+ * the ring's (a start or a resync), or one it had no memory for, is
+ * copied.
+ */
 static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 {
 	struct kpx_batch *b = ctx;
 	struct kpc_record *copy;
+	int kept = 0;
 
 	if (b->n == b->cap && kpx_batch_grow(b))
 		goto nomem;
-	copy = kpc_record_copy_with(rec, kpx_batch_mem, b);
-	if (!copy)
-		goto nomem;
+	if (rec == b->fresh) {
+		/* Ours: kpx_batch_into() gave the memory. */
+		copy = (struct kpc_record *)rec;
+		b->fresh = NULL;
+		kept = KPC_RECORD_KEPT;
+	} else {
+		copy = kpc_record_copy_with(rec, kpx_batch_mem, b);
+		if (!copy)
+			goto nomem;
+	}
 	b->recs[b->n++] = copy;
 	if (b->live && b->n >= KPX_INGEST_BATCH)
 		kpx_batch_flush(b);
-	return 0;
+	return kept;
 nomem:
 	/* Received but not kept: say so, and go on with the stream. */
 	if (!b->err)
@@ -347,6 +390,10 @@ int kpx_ingest_open(struct kpx_ingest *in)
 	if (!b)
 		return -ENOMEM;
 	opts.ctx = b;
+	b->mem = (struct kpc_record_mem){
+		.alloc = kpx_batch_into, .release = kpx_batch_release, .ctx = b,
+	};
+	opts.mem = &b->mem;
 	b->store = in->store;
 	b->problems = in->problems;
 

@@ -235,10 +235,11 @@ static inline int kpc_record_attr(struct kpc_record *rec, struct kpc_record_walk
 	(KPC_BIT(KPRINT_RECORD_A_SEQ) | KPC_BIT(KPRINT_RECORD_A_LEVEL) |	\
 	 KPC_BIT(KPRINT_RECORD_A_FORMAT) | KPC_BIT(KPRINT_RECORD_A_TEXT))
 
-int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
+/* The attributes of a record nest, @len bytes at @attrs, into @rec. */
+static int kpc_record_decode_attrs(const void *attrs, int len, struct kpc_record *rec)
 {
 	struct kpc_record_walk w = { .names_ok = true };
-	int rem = kpc_nla_len(nest), ret;
+	int rem = len, ret;
 	const struct nlattr *nla;
 
 	/* Optional strings the kernel left out are "", never NULL. */
@@ -246,7 +247,7 @@ int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
 	if (rem < 0)
 		return -EINVAL;
 
-	for (nla = kpc_nla_data(nest); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
+	for (nla = attrs; kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
 		ret = kpc_record_attr(rec, &w, nla->nla_type & NLA_TYPE_MASK,
 				      kpc_nla_data(nla), kpc_nla_len(nla));
 		if (ret)
@@ -270,9 +271,38 @@ int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
 	if (!(w.seen & KPC_BIT(KPRINT_RECORD_A_FORMAT_ID)))
 		rec->format_id = kpc_format_id(rec->format);
-	rec->raw = kpc_nla_data(nest);
-	rec->raw_len = kpc_nla_len(nest);
+	rec->raw = attrs;
+	rec->raw_len = len;
 	return 0;
+}
+
+int kpc_record_decode(const struct nlattr *nest, struct kpc_record *rec)
+{
+	return kpc_record_decode_attrs(kpc_nla_data(nest), kpc_nla_len(nest), rec);
+}
+
+/*
+ * One nest decoded in memory @mem gives: its attributes copied right after
+ * the struct, as kpc_record_copy_with() lays a copy out, and decoded from
+ * there, so that the strings point into the copy as they are found.  NULL
+ * when @mem gives none or the record is malformed (its memory given back).
+ */
+static struct kpc_record *kpc_record_decode_into(const struct nlattr *nest,
+						 const struct kpc_record_mem *mem)
+{
+	int len = kpc_nla_len(nest);
+	struct kpc_record *rec;
+
+	if (len < 0)
+		return NULL;
+	rec = mem->alloc(sizeof(*rec) + len, mem->ctx);
+	if (!rec)
+		return NULL;
+	memcpy(rec + 1, kpc_nla_data(nest), len);
+	if (!kpc_record_decode_attrs(rec + 1, len, rec))
+		return rec;
+	mem->release(rec, mem->ctx);
+	return NULL;
 }
 
 /*
@@ -307,12 +337,40 @@ static int kpc_record_bad(struct kpc_malformed *bad, const struct nlattr *nest)
 	return bad->seq_fn(seq, bad->ctx);
 }
 
-int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
-			  struct kpc_malformed *bad)
+/*
+ * One record nest to fn: decoded on the stack, or with @mem into memory
+ * that fn keeps or that goes back.  A nest that will not decode into
+ * @mem is decoded on the stack after all, so that a record @mem had no
+ * memory for still reaches fn (which finds it is not its own), and a
+ * malformed one is told as such.
+ */
+static int kpc_record_nest(const struct nlattr *nla, kpc_record_fn fn, void *ctx,
+			   struct kpc_malformed *bad, const struct kpc_record_mem *mem,
+			   int *n)
+{
+	struct kpc_record *into, rec;
+	int err;
+
+	into = mem ? kpc_record_decode_into(nla, mem) : NULL;
+	if (into) {
+		++*n;
+		err = fn(into, ctx);
+		if (err == KPC_RECORD_KEPT)
+			return 0;
+		mem->release(into, mem->ctx);
+		return err;
+	}
+	if (kpc_record_decode(nla, &rec))
+		return kpc_record_bad(bad, nla);
+	++*n;
+	return fn(&rec, ctx);
+}
+
+static int kpc_record_walk_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
+			       struct kpc_malformed *bad, const struct kpc_record_mem *mem)
 {
 	const struct nlattr *nla;
 	struct genlmsghdr *gnlh;
-	struct kpc_record rec;
 	int rem, n = 0, err;
 
 	if (!genlmsg_valid_hdr(nlh, 0))
@@ -324,12 +382,7 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 	for (nla = genlmsg_attrdata(gnlh, 0); kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
 		if ((nla->nla_type & NLA_TYPE_MASK) != KPRINT_A_RECORD)
 			continue;
-		if (kpc_record_decode(nla, &rec))
-			err = kpc_record_bad(bad, nla);
-		else {
-			n++;
-			err = fn(&rec, ctx);
-		}
+		err = kpc_record_nest(nla, fn, ctx, bad, mem, &n);
 		if (err)
 			return err;
 	}
@@ -337,6 +390,18 @@ int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 	if (rem)
 		kpc_record_bad(bad, NULL);
 	return n;
+}
+
+int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
+			  struct kpc_malformed *bad)
+{
+	return kpc_record_walk_msg(nlh, fn, ctx, bad, NULL);
+}
+
+int kpc_record_decode_msg_into(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
+			       struct kpc_malformed *bad, const struct kpc_record_mem *mem)
+{
+	return kpc_record_walk_msg(nlh, fn, ctx, bad, mem);
 }
 
 /*

@@ -7,6 +7,7 @@
 #define KPC_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <linux/kprint.h>
@@ -120,6 +121,34 @@ struct kpc_malformed {
  */
 int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 			  struct kpc_malformed *bad);
+
+/*
+ * Memory for records a reader keeps: alloc(size, ctx) gives size bytes,
+ * aligned as malloc() aligns, or NULL; release(rec, ctx) takes back what
+ * alloc gave and the reader did not keep.
+ */
+struct kpc_record_mem {
+	void *(*alloc)(size_t size, void *ctx);
+	void (*release)(struct kpc_record *rec, void *ctx);
+	void *ctx;
+};
+
+/* What fn returns for a record of kpc_record_decode_msg_into() it keeps. */
+#define KPC_RECORD_KEPT	1
+
+/*
+ * kpc_record_decode_msg() for a reader that keeps the records: each is
+ * decoded straight into memory from mem, laid out as a copy of
+ * kpc_record_copy_with() and freed as one, so that keeping it costs no
+ * second copy.  fn returns KPC_RECORD_KEPT to keep a record (it owns it
+ * then), or 0 or an error, and the record goes back to mem->release().
+ * When alloc() gives no memory the record is decoded as
+ * kpc_record_decode_msg() decodes it and fn is given that one, which it
+ * may only copy (fn knows its own memory from alloc()).  A NULL mem
+ * decodes as kpc_record_decode_msg() does.
+ */
+int kpc_record_decode_msg_into(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
+			       struct kpc_malformed *bad, const struct kpc_record_mem *mem);
 
 /* A self-contained copy (one allocation, free with kpc_record_free()). */
 struct kpc_record *kpc_record_dup(const struct kpc_record *rec);

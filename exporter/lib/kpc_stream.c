@@ -17,6 +17,7 @@ struct kpc_stream {
 	bool gone;			/* the family is unregistered */
 	bool replay;
 	uint64_t from;
+	const struct kpc_record_mem *mem;
 };
 
 static int kpc_stream_dump(void *dump_ctx, uint64_t from, kpc_record_fn fn,
@@ -52,6 +53,7 @@ int kpc_stream_open(const struct kpc_stream_opts *opts, struct kpc_stream **out)
 	st->tracker.dump_ctx = st;
 	st->replay = opts->replay;
 	st->from = opts->from;
+	st->mem = opts->mem;
 
 	/*
 	 * Join first: everything from the moment we anchor on is then
@@ -126,7 +128,7 @@ static int kpc_stream_msg_cb(struct nlmsghdr *nlh, void *ctx)
 	if (gnlh->cmd != KPRINT_CMD_RECORD_NTF || st->gone)
 		return 0;
 
-	n = kpc_record_decode_msg(nlh, kpc_stream_record_cb, &st->tracker, &bad);
+	n = kpc_record_decode_msg_into(nlh, kpc_stream_record_cb, &st->tracker, &bad, st->mem);
 	err = kpc_tracker_malformed(&st->tracker, bad.count);
 	return n < 0 ? n : err;
 }

@@ -37,6 +37,14 @@ struct kpc_stream_opts {
 	bool replay;		/* start at seq from (the ring first), not now */
 	uint64_t from;
 	kpc_record_fn record;	/* each record, once, in sequence order */
+	/*
+	 * Have notified records decoded straight into memory the reader
+	 * keeps (kpc_record_decode_msg_into()): record() returns
+	 * KPC_RECORD_KEPT for each of those it keeps.  Records of a resync
+	 * are decoded as usual, and only copied.  Used as long as the
+	 * stream is open.  NULL: every record is decoded as usual.
+	 */
+	const struct kpc_record_mem *mem;
 	kpc_event_fn event;	/* gaps, overruns, losses; may be NULL */
 	void *ctx;
 	/*

@@ -9,6 +9,9 @@
  *		nlmsg_next() as libnl walks what recvmsg() returned; else
  *		they are the attributes after a valid nlmsghdr + genlmsghdr
  *   flags & 2	the callback stops the walk at the first record
+ *   flags & 4	through kpc_record_decode_msg_into(), whose memory is
+ *		kept for one record in two and given back for the other
+ *   flags & 8	and its memory runs out at every third record
  * The message lives in a buffer of exactly its size, so ASan sees any
  * read past it.
  *
@@ -25,6 +28,9 @@
  * kpc_json_record_print() must give one line of strict UTF-8 JSON that
  * json-c parses back,
  * and kpc_text_print() without colors one line free of control bytes.
+ * Decoded into the reader's memory, a record keeps the same promises
+ * with its strings in that memory instead, and every piece of memory
+ * given is kept or given back (LeakSanitizer sees any that is neither).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -44,7 +50,28 @@ struct walk {
 	const char *lo, *hi;		/* the message's bytes */
 	unsigned int n;			/* records seen by the callback */
 	bool stop;
+	bool into, starve;		/* flags & 4, flags & 8 */
+	unsigned int allocs;
+	void *given;			/* the memory alloc() gave last */
 };
+
+static void *into_alloc(size_t size, void *ctx)
+{
+	struct walk *w = ctx;
+
+	if (w->starve && ++w->allocs % 3 == 0)
+		return w->given = NULL;
+	return w->given = malloc(size);
+}
+
+static void into_release(struct kpc_record *rec, void *ctx)
+{
+	struct walk *w = ctx;
+
+	fuzz_assert(rec == w->given, "memory given back that alloc() did not give last");
+	w->given = NULL;
+	free(rec);
+}
 
 /* len: the record's length of s (strlen() for all but the text and args). */
 static void check_string(const struct walk *w, const char *s, size_t len, size_t max,
@@ -183,9 +210,18 @@ static void check_text(const struct kpc_record *rec)
 static int on_record(const struct kpc_record *rec, void *ctx)
 {
 	struct walk *w = ctx;
+	const char *lo = w->lo, *hi = w->hi;
+	bool own = w->into && rec == w->given;
 	unsigned int i;
+	int ret;
 
 	fuzz_assert(rec, "NULL record");
+	if (own) {
+		/* Its strings are in its own copy of the attributes. */
+		fuzz_assert(rec->raw == (const void *)(rec + 1), "a decoded-into record's raw");
+		w->lo = rec->raw;
+		w->hi = w->lo + rec->raw_len;
+	}
 	fuzz_assert(rec->level <= KPRINT_LEVEL_MAX && kpc_level_name(rec->level),
 		    "level %u", rec->level);
 	fuzz_assert(rec->class <= KPRINT_CLASS_MAX && kpc_class_name(rec->class),
@@ -212,7 +248,15 @@ static int on_record(const struct kpc_record *rec, void *ctx)
 	check_text(rec);
 
 	w->n++;
-	return w->stop ? STOP_ERR : 0;
+	w->lo = lo;
+	w->hi = hi;
+	ret = w->stop ? STOP_ERR : 0;
+	if (own && !ret && w->n % 2) {
+		w->given = NULL;
+		kpc_record_free((struct kpc_record *)rec);
+		return KPC_RECORD_KEPT;
+	}
+	return ret;
 }
 
 /* A malformed record's seq is reported at most once per record. */
@@ -227,11 +271,16 @@ static void decode(struct nlmsghdr *nlh, struct walk *w)
 {
 	unsigned int before = w->n, named = 0;
 	struct kpc_malformed bad = { .seq_fn = on_bad_seq, .ctx = &named };
+	struct kpc_record_mem mem = { into_alloc, into_release, w };
 	int ret;
 
 	w->lo = (const char *)nlh;
 	w->hi = (const char *)nlh + nlh->nlmsg_len;
-	ret = kpc_record_decode_msg(nlh, on_record, w, &bad);
+	if (w->into)
+		ret = kpc_record_decode_msg_into(nlh, on_record, w, &bad, &mem);
+	else
+		ret = kpc_record_decode_msg(nlh, on_record, w, &bad);
+	fuzz_assert(!w->given, "memory neither kept nor given back");
 	if (ret == -EBADMSG) {
 		fuzz_assert(nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN,
 			    "-EBADMSG for a %u-byte message", nlh->nlmsg_len);
@@ -266,6 +315,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	w.stop = flags & 2;
+	w.into = flags & 4;
+	w.starve = flags & 8;
 
 	if (flags & 1) {
 		/* What recvmsg() returned: libnl trusts only nlmsg_ok(). */

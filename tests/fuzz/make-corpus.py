@@ -118,7 +118,7 @@ def genl_msg(attrs, cmd=None, seq=1):
 
 
 # Harness flags byte (fuzz_record_decode.c).
-ATTRS, DATAGRAM, STOP = 0, 1, 2
+ATTRS, DATAGRAM, STOP, INTO, STARVE = 0, 1, 2, 4, 8
 
 
 def record_seeds():
@@ -164,6 +164,9 @@ def record_seeds():
         s[f"demo-{i}"] = bytes([ATTRS]) + nest(r)
     s["batch-of-4"] = bytes([ATTRS]) + b"".join(nest(r) for r in test)
     s["batch-stop"] = bytes([ATTRS | STOP]) + b"".join(nest(r) for r in demo)
+    s["batch-into"] = bytes([ATTRS | INTO]) + b"".join(nest(r) for r in test + demo)
+    s["batch-into-starved"] = bytes([DATAGRAM | INTO | STARVE]) + genl_msg(
+        b"".join(nest(r) for r in demo + test))
     s["no-nested-flag"] = bytes([ATTRS]) + nest(test[0], nested_flag=False)
     s["datagram-2-msgs"] = bytes([DATAGRAM]) + genl_msg(nest(test[0])) + \
         genl_msg(nest(demo[0]) + nest(demo[1]), seq=2)

@@ -3,7 +3,7 @@
  * Record decoding from netlink messages built with libnl the way the kernel
  * builds them: complete and batched ones decode, malformed ones are
  * rejected.  Also format ids (FNV-1a 64), names, kpc_record_dup() and
- * kpc_record_copy_with(), and
+ * kpc_record_copy_with(), decoding into the reader's memory, and
  * that the decode tables generated from the spec agree with the UAPI.
  */
 #include <errno.h>
@@ -431,6 +431,122 @@ static void test_copy_raw(void)
 	nlmsg_free(msg);
 }
 
+/*
+ * Memory for kpc_record_decode_msg_into(): counts what it gives and takes
+ * back, and gives none on call number fail_at (from 1; 0: never).
+ */
+struct into_mem {
+	unsigned int allocs, releases, fail_at;
+	void *last;			/* the last memory given */
+	size_t last_size;
+};
+
+static void *into_alloc(size_t size, void *ctx)
+{
+	struct into_mem *m = ctx;
+
+	if (++m->allocs == m->fail_at)
+		return m->last = NULL;
+	m->last_size = size;
+	return m->last = malloc(size);
+}
+
+static void into_release(struct kpc_record *rec, void *ctx)
+{
+	struct into_mem *m = ctx;
+
+	m->releases++;
+	free(rec);
+}
+
+/* What a reader of kpc_record_decode_msg_into() keeps, and what it refuses. */
+struct into_seen {
+	struct into_mem *mem;
+	uint64_t refuse;		/* a seq not to keep */
+	unsigned int n, own, inside;
+	struct kpc_record *kept[MAX_SEEN];
+};
+
+/* Whether string s lies in the n bytes at base. */
+static bool within(const void *base, size_t n, const char *s)
+{
+	return s >= (const char *)base && s < (const char *)base + n;
+}
+
+static int into_keep(const struct kpc_record *rec, void *ctx)
+{
+	struct into_seen *s = ctx;
+	struct kpc_record *r = (struct kpc_record *)rec;
+	bool own = rec == s->mem->last;
+
+	if (s->n == MAX_SEEN || rec->seq == s->refuse)
+		return 0;
+	if (!own) {
+		s->kept[s->n++] = kpc_record_dup(rec);
+		return 0;
+	}
+	s->own++;
+	s->inside += rec->raw == (void *)(rec + 1) &&
+		     within(rec, s->mem->last_size, rec->text) &&
+		     within(rec, s->mem->last_size, rec->device) &&
+		     within(rec, s->mem->last_size, rec->args[1]);
+	s->kept[s->n++] = r;
+	return KPC_RECORD_KEPT;
+}
+
+static void test_decode_into(void)
+{
+	struct nl_msg *spoilt = minimal(NO_TEXT, 0);
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct nlattr *bad_nest = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(spoilt)), 0);
+	struct into_mem m = { .fail_at = 5 };
+	struct kpc_record_mem mem = { into_alloc, into_release, &m };
+	struct into_seen s = { .mem = &m, .refuse = 32 };
+	struct seen plain = { 0 };
+	struct kpc_malformed bad = { 0 }, bad2 = { 0 };
+	bool same = true;
+	unsigned int i;
+	int n;
+
+	/* 30 kept, the malformed one, 32 refused, 33 kept, 34 without memory. */
+	test_put_record(msg, 30, KPRINT_LEVEL_INFO);
+	nla_put(msg, KPRINT_A_RECORD | NLA_F_NESTED, nla_len(bad_nest), nla_data(bad_nest));
+	test_put_record(msg, 32, KPRINT_LEVEL_INFO);
+	test_put_record(msg, 33, KPRINT_LEVEL_WARNING);
+	test_put_record(msg, 34, KPRINT_LEVEL_ERR);
+
+	n = kpc_record_decode_msg(nlmsg_hdr(msg), collect, &plain, &bad2);
+	n = kpc_record_decode_msg_into(nlmsg_hdr(msg), into_keep, &s, &bad, &mem);
+	tap_ok(n == 4 && bad.count == 1 && bad2.count == 1,
+	       "decoded into the reader's memory: four records and the malformed one (%d, %u)",
+	       n, bad.count);
+	tap_ok(m.allocs == 5 && m.releases == 2,
+	       "the malformed record's and the refused record's memory go back (%u of %u)",
+	       m.releases, m.allocs);
+	tap_ok(s.n == 3 && s.own == 2 && s.inside == 2,
+	       "kept records are the memory given, their strings in it (%u, %u, %u)",
+	       s.n, s.own, s.inside);
+	memset(nlmsg_hdr(msg), 0xa5, nlmsg_hdr(msg)->nlmsg_len);
+	for (i = 0; i < s.n; i++) {
+		const struct kpc_record *a = s.kept[i], *b = plain.copy[i == 0 ? 0 : i + 1];
+
+		same &= a && b && a->seq == b->seq && a->level == b->level &&
+			!strcmp(a->text, b->text) && a->text_len == b->text_len &&
+			!strcmp(a->format, b->format) && a->format_id == b->format_id &&
+			!strcmp(a->device, b->device) && !strcmp(a->comm, b->comm) &&
+			a->nargs == b->nargs && !strcmp(a->args[1], b->args[1]) &&
+			a->continues == b->continues;
+	}
+	tap_ok(same && s.kept[2] && s.kept[2]->seq == 34,
+	       "they read as kpc_record_decode_msg()'s, after the message is gone;"
+	       " the one without memory came as a record to copy");
+	for (i = 0; i < s.n; i++)
+		kpc_record_free(s.kept[i]);
+	seen_free(&plain);
+	nlmsg_free(msg);
+	nlmsg_free(spoilt);
+}
+
 static int bad_seq(uint64_t seq, void *ctx)
 {
 	struct seen *s = ctx;
@@ -616,6 +732,7 @@ int main(void)
 	test_rejects();
 	test_inner_nul();
 	test_copy_raw();
+	test_decode_into();
 	test_bad_record_seq();
 	test_bad_messages();
 	test_callback_stops();
