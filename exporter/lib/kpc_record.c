@@ -366,7 +366,7 @@ static int kpc_record_nest(const struct nlattr *nla, kpc_record_fn fn, void *ctx
 	return fn(&rec, ctx);
 }
 
-static int kpc_record_walk_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
+int kpc_record_decode_msg_into(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 			       struct kpc_malformed *bad, const struct kpc_record_mem *mem)
 {
 	const struct nlattr *nla;
@@ -395,13 +395,7 @@ static int kpc_record_walk_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx
 int kpc_record_decode_msg(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
 			  struct kpc_malformed *bad)
 {
-	return kpc_record_walk_msg(nlh, fn, ctx, bad, NULL);
-}
-
-int kpc_record_decode_msg_into(struct nlmsghdr *nlh, kpc_record_fn fn, void *ctx,
-			       struct kpc_malformed *bad, const struct kpc_record_mem *mem)
-{
-	return kpc_record_walk_msg(nlh, fn, ctx, bad, mem);
+	return kpc_record_decode_msg_into(nlh, fn, ctx, bad, NULL);
 }
 
 /*

@@ -40,9 +40,10 @@ struct kpc_stream_opts {
 	/*
 	 * Have notified records decoded straight into memory the reader
 	 * keeps (kpc_record_decode_msg_into()): record() returns
-	 * KPC_RECORD_KEPT for each of those it keeps.  Records of a resync
-	 * are decoded as usual, and only copied.  Used as long as the
-	 * stream is open.  NULL: every record is decoded as usual.
+	 * KPC_RECORD_KEPT for each of those it keeps.  The ring's records
+	 * (the start, a resync) still come decoded as usual, for record()
+	 * to copy.  Used as long as the stream is open.  NULL: every record
+	 * comes decoded as usual.
 	 */
 	const struct kpc_record_mem *mem;
 	kpc_event_fn event;	/* gaps, overruns, losses; may be NULL */
