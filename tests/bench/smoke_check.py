@@ -38,9 +38,13 @@ def rows_shaped(res, ids, positive=False):
 
 def guest(res, md):
     """bench-smoke.sh: the bench guest's steps and B11 on the host."""
-    rows_shaped(res, ("B1", "B1_subscriber", "B1_bpf", "B2", "B3", "B4", "B4_ns_per_series",
+    rows_shaped(res, ("B1", "B1_subscriber", "B1_bpf", "B2", "B2_bare_rps", "B3", "B4",
+                      "B4_ns_per_series",
                       "B5", "B6", "B6_preempted", "B6_bare", "B6_datagrams", "B7", "B11",
                       "B11_kprint", "B11_mtail", "B12", "B12_user"))
+    best = {r["id"]: r for r in res["results"]}.get("B2_best")
+    check("B2_best: one ratio, of each side's fastest repetition",
+          best is not None and len(best["samples"]) == 1 and best["samples"][0] > 0)
     for name in ("low", "high"):
         L = res["latency"].get(name, {})
         check("B8 %s rate: p50 <= p99, both positive, from every probe" % name,
