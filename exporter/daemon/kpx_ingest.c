@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The subscriber thread: kpc_stream delivers records in sequence order,
- * resyncing from the ring on gaps and overruns.  Notified records are
- * decoded straight into the batch's memory (the copies the store no
- * longer keeps, handed back) and the ring's are copied into it, while
- * kpc_stream_process() runs (which may dump the ring and so take a
- * while); the batch goes into the store under one lock afterwards, or
- * every KPX_INGEST_BATCH records, so HTTP readers never
- * wait for netlink.  Before that, every record goes through the problem
- * catalog's matcher, in order (kpx_problems.h): the journal and the store
- * get each record's problems with it.
+ * resyncing from the ring on gaps and overruns.  Records are decoded
+ * straight into the batch's memory (the copies the store no longer
+ * keeps, handed back) while kpc_stream_process() runs (which may dump
+ * the ring and so take a while); the batch goes into the store under
+ * one lock afterwards, or every KPX_INGEST_BATCH records, so HTTP
+ * readers never wait for netlink.  Before that, every record goes
+ * through the problem catalog's matcher, in order (kpx_problems.h): the
+ * journal and the store get each record's problems with it.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -65,9 +64,9 @@ struct kpx_batch {
 	struct kpc_record **spare;
 	size_t nspare;
 	/*
-	 * Where the stream decodes notified records (kpx_batch_into()), and
-	 * the one it is decoding now, which kpx_ingest_record() keeps as it
-	 * is rather than copy it.
+	 * Where the stream decodes records (kpx_batch_into()), and the one
+	 * it decoded last, which kpx_ingest_record() keeps as it is rather
+	 * than copy it.
 	 */
 	struct kpc_record_mem mem;
 	const struct kpc_record *fresh;
@@ -128,7 +127,7 @@ static void *kpx_batch_mem(size_t size, void *ctx)
 	return malloc(size);
 }
 
-/* Memory for the stream to decode a notified record into, to be kept. */
+/* Memory for the stream to decode a record into, to be kept. */
 static void *kpx_batch_into(size_t size, void *ctx)
 {
 	struct kpx_batch *b = ctx;
@@ -152,9 +151,9 @@ static void kpx_batch_release(struct kpc_record *rec, void *ctx)
 static void kpx_batch_flush(struct kpx_batch *b);
 
 /*
- * A record the stream decoded into our memory is kept as it is; one of
- * the ring's (a start or a resync), or one it had no memory for, is
- * copied.
+ * A record the stream decoded into our memory is kept as it is.  Any
+ * other is copied: one it had no memory for, or a notified one whose
+ * delivery waited for a resync (whose records took the memory since).
  */
 static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 {

@@ -86,6 +86,7 @@ struct kpc_dump_ctx {
 	kpc_record_fn fn;
 	void *ctx;
 	struct kpc_malformed *bad;
+	const struct kpc_record_mem *mem;
 };
 
 static int kpc_dump_cb(struct nlmsghdr *nlh, void *ctx)
@@ -93,7 +94,7 @@ static int kpc_dump_cb(struct nlmsghdr *nlh, void *ctx)
 	struct kpc_dump_ctx *dump = ctx;
 	int n;
 
-	n = kpc_record_decode_msg(nlh, dump->fn, dump->ctx, dump->bad);
+	n = kpc_record_decode_msg_into(nlh, dump->fn, dump->ctx, dump->bad, dump->mem);
 	if (n == -EBADMSG) {
 		dump->bad->count++;
 		return 0;
@@ -101,11 +102,13 @@ static int kpc_dump_cb(struct nlmsghdr *nlh, void *ctx)
 	return n < 0 ? n : 0;
 }
 
-int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
-	     struct kpc_malformed *bad)
+int kpc_dump_into(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
+		  struct kpc_malformed *bad, const struct kpc_record_mem *mem)
 {
 	struct kpc_malformed none = { 0 };
-	struct kpc_dump_ctx dump = { .fn = fn, .ctx = ctx, .bad = bad ? bad : &none };
+	struct kpc_dump_ctx dump = {
+		.fn = fn, .ctx = ctx, .bad = bad ? bad : &none, .mem = mem,
+	};
 	struct nl_msg *msg;
 
 	msg = kpc_sock_msg(ks, KPRINT_CMD_RECORD_GET, NLM_F_DUMP, 16);
@@ -116,6 +119,12 @@ int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
 		return -EMSGSIZE;
 	}
 	return kpc_sock_request(ks, msg, kpc_dump_cb, &dump);
+}
+
+int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
+	     struct kpc_malformed *bad)
+{
+	return kpc_dump_into(ks, from, fn, ctx, bad, NULL);
 }
 
 struct kpc_emit_reply {

@@ -36,6 +36,9 @@ int kpc_origin_get(struct kpc_sock *ks, uint64_t *origin);
  */
 int kpc_dump(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
 	     struct kpc_malformed *bad);
+/* The same, each record decoded into memory from mem (kpc_record_decode_msg_into()). */
+int kpc_dump_into(struct kpc_sock *ks, uint64_t from, kpc_record_fn fn, void *ctx,
+		  struct kpc_malformed *bad, const struct kpc_record_mem *mem);
 
 struct kpc_emit_req {
 	unsigned int level;		/* enum kprint_level */

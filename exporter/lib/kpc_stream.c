@@ -25,7 +25,7 @@ static int kpc_stream_dump(void *dump_ctx, uint64_t from, kpc_record_fn fn,
 {
 	struct kpc_stream *st = dump_ctx;
 
-	return kpc_dump(st->ctl, from, fn, fn_ctx, bad);
+	return kpc_dump_into(st->ctl, from, fn, fn_ctx, bad, st->mem);
 }
 
 int kpc_stream_open(const struct kpc_stream_opts *opts, struct kpc_stream **out)

@@ -38,12 +38,10 @@ struct kpc_stream_opts {
 	uint64_t from;
 	kpc_record_fn record;	/* each record, once, in sequence order */
 	/*
-	 * Have notified records decoded straight into memory the reader
-	 * keeps (kpc_record_decode_msg_into()): record() returns
-	 * KPC_RECORD_KEPT for each of those it keeps.  The ring's records
-	 * (the start, a resync) still come decoded as usual, for record()
-	 * to copy.  Used as long as the stream is open.  NULL: every record
-	 * comes decoded as usual.
+	 * Have records, notified or of the ring, decoded straight into
+	 * memory the reader keeps (kpc_record_decode_msg_into()): record()
+	 * returns KPC_RECORD_KEPT for each of those it keeps.  Used as long
+	 * as the stream is open.  NULL: records come decoded as usual.
 	 */
 	const struct kpc_record_mem *mem;
 	kpc_event_fn event;	/* gaps, overruns, losses; may be NULL */
