@@ -45,6 +45,12 @@
  * (15 s by default), and to end it when its client hung up (libmicrohttpd does not
  * watch a suspended connection; the tick polls the socket).
  *
+ * GET /records?after=SEQ&wait=S rides on the same machinery: an answer
+ * that has no records yet (kpx_events_wait()) is held, suspended, until
+ * ingest brings records that match or the watchdog's tick finds S seconds
+ * gone, and is then written by kpx_records_json() as /records writes every
+ * answer.  It is a request, not a stream: --web.max-requests bounds it.
+ *
  * Locks: the store's, then the streams' (ev->lock) inside it, never the
  * other way round: ingest wakes streams with the store locked, so that a
  * stream deciding to wait cannot miss a record added meanwhile.
@@ -61,6 +67,7 @@
 #include "kpc.h"
 #include "kpx_catalogs.h"
 #include "kpx_events.h"
+#include "kpx_http_reply.h"
 #include "kpx_query.h"
 #include "kpx_store.h"
 
@@ -72,6 +79,8 @@
  * in a guest), kernel memory per stream and the staler the events.
  */
 #define KPX_EVENTS_SNDBUF	(64 * 1024)
+/* s a stopping daemon gives its held /records answers to be taken. */
+#define KPX_ANSWER_DRAIN_S	2
 
 struct kpx_stream {
 	struct kpx_stream *prev, *next;
@@ -95,6 +104,9 @@ struct kpx_stream {
 	size_t outlen, outoff;
 	double last_sent;		/* CLOCK_MONOTONIC, s (ev->lock) */
 	bool suspended, closing, keepalive;	/* ev->lock */
+	/* A held /records answer (q.has_after, q.wait_s), not a stream. */
+	bool answer;
+	double give_up;			/* CLOCK_MONOTONIC, s: answer what there is */
 };
 
 static double kpx_events_now(void)
@@ -347,8 +359,9 @@ bool kpx_events_tick(struct kpx_events *ev)
 			continue;
 		if (kpx_stream_gone(st))
 			st->closing = true;
-		else if (now - st->last_sent >= ev->keepalive_ms / 1000.0)
-			st->keepalive = true;
+		else if (st->answer ? now >= st->give_up :
+			 now - st->last_sent >= ev->keepalive_ms / 1000.0)
+			st->keepalive = true;	/* an answer's: its wait is over */
 		else
 			continue;
 		kpx_stream_resume(ev, st);
@@ -356,6 +369,14 @@ bool kpx_events_tick(struct kpx_events *ev)
 	open = ev->streams != NULL;
 	pthread_mutex_unlock(&ev->lock);
 	return open;
+}
+
+/* What kpx_stream_new() made, once unlinked (or before it is linked in). */
+static void kpx_stream_drop(struct kpx_stream *st)
+{
+	for (size_t i = 0; i < sizeof(st->strs) / sizeof(st->strs[0]); i++)
+		free(st->strs[i]);
+	free(st);
 }
 
 /* The response is done with: the connection closed, or the stream ended. */
@@ -371,12 +392,15 @@ static void kpx_events_free(void *cls)
 		ev->streams = st->next;
 	if (st->next)
 		st->next->prev = st->prev;
-	ev->nstreams--;
+	if (st->answer) {
+		ev->nanswers--;
+		pthread_cond_broadcast(&ev->answered);
+	} else {
+		ev->nstreams--;
+	}
 	pthread_mutex_unlock(&ev->lock);
-	for (size_t i = 0; i < sizeof(st->strs) / sizeof(st->strs[0]); i++)
-		free(st->strs[i]);
 	free(st->out);
-	free(st);
+	kpx_stream_drop(st);
 }
 
 /* The query's strings point into the connection: the stream outlives that. */
@@ -450,29 +474,50 @@ static void kpx_stream_place(struct kpx_stream *st, const struct kpx_query *q)
 	}
 }
 
-int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
-		    struct MHD_Connection *c, const struct kpx_query *q,
-		    struct MHD_Response **resp)
+/* A stream, or a held answer, for connection c: NULL without memory. */
+static struct kpx_stream *kpx_stream_new(struct kpx_events *ev, struct kpx_serving *sv,
+					 struct MHD_Connection *c, const struct kpx_query *q)
 {
 	struct kpx_stream *st = calloc(1, sizeof(*st));
 	const union MHD_ConnectionInfo *ci;
-	struct MHD_Response *r;
 
 	if (!st)
-		return -ENOMEM;
+		return NULL;
 	st->ev = ev;
 	st->c = c;
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	st->fd = ci ? ci->connect_fd : -1;
-	if (st->fd >= 0)
-		setsockopt(st->fd, SOL_SOCKET, SO_SNDBUF, &(int){ KPX_EVENTS_SNDBUF }, sizeof(int));
 	st->sv = sv;
 	if (kpx_stream_query(st, q)) {
-		for (size_t i = 0; i < sizeof(st->strs) / sizeof(st->strs[0]); i++)
-			free(st->strs[i]);
-		free(st);
-		return -ENOMEM;
+		kpx_stream_drop(st);
+		return NULL;
 	}
+	return st;
+}
+
+/* Into the list the wakes and ticks go over.  ev->lock held. */
+static void kpx_stream_link(struct kpx_events *ev, struct kpx_stream *st)
+{
+	st->next = ev->streams;
+	if (ev->streams)
+		ev->streams->prev = st;
+	ev->streams = st;
+	/* Its daemon stops: it ends at once rather than wait. */
+	st->closing = st->sv->retired;
+	st->last_sent = kpx_events_now();
+}
+
+int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
+		    struct MHD_Connection *c, const struct kpx_query *q,
+		    struct MHD_Response **resp)
+{
+	struct kpx_stream *st = kpx_stream_new(ev, sv, c, q);
+	struct MHD_Response *r;
+
+	if (!st)
+		return -ENOMEM;
+	if (st->fd >= 0)
+		setsockopt(st->fd, SOL_SOCKET, SO_SNDBUF, &(int){ KPX_EVENTS_SNDBUF }, sizeof(int));
 	pthread_mutex_lock(&ev->store->lock);
 	kpx_stream_place(st, q);
 	pthread_mutex_unlock(&ev->store->lock);
@@ -481,19 +526,11 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 	if (ev->nstreams >= ev->max_streams) {
 		ev->refused++;
 		pthread_mutex_unlock(&ev->lock);
-		for (size_t i = 0; i < sizeof(st->strs) / sizeof(st->strs[0]); i++)
-			free(st->strs[i]);
-		free(st);
+		kpx_stream_drop(st);
 		return -EBUSY;
 	}
 	ev->nstreams++;
-	st->next = ev->streams;
-	if (ev->streams)
-		ev->streams->prev = st;
-	ev->streams = st;
-	/* Its daemon stops: the stream ends at once rather than wait. */
-	st->closing = sv->retired;
-	st->last_sent = kpx_events_now();
+	kpx_stream_link(ev, st);
 	pthread_mutex_unlock(&ev->lock);
 
 	/* From here on kpx_events_free() undoes all of it. */
@@ -511,8 +548,108 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 	return 0;
 }
 
+/*
+ * A held answer's body: once records match, or once it gives up (the
+ * wait over, the daemon stopping), what /records answers then; until
+ * then nothing, suspended.  Each look starts after the newest record
+ * the last one saw: those did not match and never will.
+ */
+static ssize_t kpx_answer_read(void *cls, uint64_t at, char *buf, size_t max)
+{
+	struct kpx_stream *st = cls;
+	struct kpx_events *ev = st->ev;
+	struct kpx_store *s = ev->store;
+	struct kpx_records_scan scan;
+	uint64_t received;
+	bool give_up, held;
+	char *body;
+
+	(void)at;
+	for (;;) {
+		if (st->out)
+			return st->outoff < st->outlen ? kpx_stream_take(st, buf, max) :
+			       MHD_CONTENT_READER_END_OF_STREAM;
+		pthread_mutex_lock(&ev->lock);
+		give_up = st->closing || !ev->live || kpx_events_now() >= st->give_up;
+		pthread_mutex_unlock(&ev->lock);
+		pthread_mutex_lock(&s->lock);
+		received = s->received;
+		pthread_mutex_unlock(&s->lock);
+		body = kpx_records_json(s, &st->q, &scan);
+		if (!body)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		if (scan.n || give_up) {
+			st->out = body;
+			st->outlen = strlen(body);
+			continue;
+		}
+		free(body);
+		if (scan.to_end && scan.newest_seq > st->q.after)
+			st->q.after = scan.newest_seq;
+		/* Records that came since the look would find no one to wake. */
+		pthread_mutex_lock(&s->lock);
+		if (s->received != received) {
+			pthread_mutex_unlock(&s->lock);
+			continue;
+		}
+		pthread_mutex_lock(&ev->lock);
+		if (!st->closing && ev->live && !st->keepalive) {
+			/* Resumed by kpx_events_wake() or kpx_events_tick(). */
+			st->suspended = true;
+			ev->nsuspended++;
+			MHD_suspend_connection(st->c);
+		}
+		held = st->suspended;
+		pthread_mutex_unlock(&ev->lock);
+		pthread_mutex_unlock(&s->lock);
+		if (held)
+			return 0;
+	}
+}
+
+int kpx_events_wait(struct kpx_events *ev, struct kpx_serving *sv,
+		    struct MHD_Connection *c, const struct kpx_query *q,
+		    struct MHD_Response **resp)
+{
+	struct kpx_stream *st = kpx_stream_new(ev, sv, c, q);
+	struct MHD_Response *r;
+
+	if (!st)
+		return -ENOMEM;
+	/* Its place is after= itself, which kpx_records_json() reads. */
+	st->answer = true;
+	st->q.has_after = true;
+	st->q.after = q->after;
+	st->give_up = kpx_events_now() + q->wait_s;
+	pthread_mutex_lock(&ev->lock);
+	ev->nanswers++;
+	kpx_stream_link(ev, st);
+	pthread_mutex_unlock(&ev->lock);
+
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KPX_EVENTS_BLOCK,
+					      kpx_answer_read, st, kpx_events_free);
+	if (!r) {
+		kpx_events_free(st);
+		return -ENOMEM;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, KPX_CT_JSON);
+	*resp = r;
+	return 0;
+}
+
+/* Whether an answer of sv (NULL: of any) is still held.  ev->lock held. */
+static bool kpx_events_holding(const struct kpx_events *ev, const struct kpx_serving *sv)
+{
+	for (const struct kpx_stream *st = ev->streams; st; st = st->next)
+		if (st->answer && (!sv || st->sv == sv))
+			return true;
+	return false;
+}
+
 void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv)
 {
+	struct timespec until;
+
 	if (!ev->ready)
 		return;
 	pthread_mutex_lock(&ev->lock);
@@ -524,6 +661,16 @@ void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv)
 		st->closing = true;
 		kpx_stream_resume(ev, st);
 	}
+	/*
+	 * A held answer is a request: it is given (what there is) before its
+	 * daemon stops, which would cut it off, unless its client does not
+	 * take it within KPX_ANSWER_DRAIN_S.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += KPX_ANSWER_DRAIN_S;
+	while (kpx_events_holding(ev, sv) &&
+	       pthread_cond_timedwait(&ev->answered, &ev->lock, &until) != ETIMEDOUT)
+		;
 	pthread_mutex_unlock(&ev->lock);
 }
 
@@ -532,6 +679,7 @@ void kpx_events_init(struct kpx_events *ev, struct kpx_store *store, bool live)
 	unsigned int max = ev->max_streams ? ev->max_streams : KPX_STREAMS_DEFAULT;
 	unsigned int keepalive = ev->keepalive_ms ? ev->keepalive_ms : KPX_KEEPALIVE_DEFAULT_MS;
 	struct kpx_catalogs *catalogs = ev->catalogs;
+	pthread_condattr_t attr;
 
 	/* What main set before the start stays. */
 	memset(ev, 0, sizeof(*ev));
@@ -541,6 +689,10 @@ void kpx_events_init(struct kpx_events *ev, struct kpx_store *store, bool live)
 	ev->store = store;
 	ev->live = live;
 	pthread_mutex_init(&ev->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ev->answered, &attr);
+	pthread_condattr_destroy(&attr);
 	ev->ready = true;
 	pthread_mutex_lock(&store->lock);
 	store->notify = kpx_events_wake;
@@ -570,6 +722,7 @@ void kpx_events_fini(struct kpx_events *ev)
 {
 	if (!ev->ready)
 		return;
+	pthread_cond_destroy(&ev->answered);
 	pthread_mutex_destroy(&ev->lock);
 	ev->ready = false;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * /events: records live as Server-Sent Events (kpx_events.c).
+ * /events: records live as Server-Sent Events, and /records answers held
+ * for wait= (kpx_events.c).
  */
 #ifndef KPX_EVENTS_H
 #define KPX_EVENTS_H
@@ -49,6 +50,8 @@ struct kpx_events {
 	struct kpx_store *store;
 	struct kpx_stream *streams;	/* open ones */
 	unsigned int nstreams;
+	unsigned int nanswers;		/* /records answers held (wait=) */
+	pthread_cond_t answered;	/* one of them was handed out */
 	unsigned int max_streams;	/* --web.max-streams; 0: the default */
 	unsigned int keepalive_ms;	/* --web.events-keepalive; 0: the default */
 	struct kpx_catalogs *catalogs;	/* for lang=; NULL: none */
@@ -76,6 +79,15 @@ void kpx_events_fini(struct kpx_events *ev);
  * 0 with *resp to queue; -EBUSY over the cap; -ENOMEM.
  */
 int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
+		    struct MHD_Connection *c, const struct kpx_query *q,
+		    struct MHD_Response **resp);
+/*
+ * A /records answer for connection c held until records after q->after
+ * match q, or q->wait_s seconds pass (to the watchdog's next tick, half
+ * a second): kpx_records_json()'s answer then.  0 with *resp to queue;
+ * -ENOMEM.
+ */
+int kpx_events_wait(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Connection *c, const struct kpx_query *q,
 		    struct MHD_Response **resp);
 /* End the streams of sv, whose daemons are about to stop (SIGHUP). */

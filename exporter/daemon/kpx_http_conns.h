@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <microhttpd.h>
 
+#define KPX_HTTP_TIMEOUT_S	10	/* libmicrohttpd's: a connection inactive */
 #define KPX_HTTP_REQUEST_S	10	/* a request, from idle to complete */
 #define KPX_HTTP_RESPONSE_S	60	/* a response, from start to taken */
 #define KPX_HTTP_STREAM_STALL_S	60	/* an /events client taking nothing */

@@ -73,7 +73,7 @@ static int kpx_args_parse(struct kpx_http *h, struct MHD_Connection *c,
 	a->q.events = events;
 	a->q.catalogs = h->catalogs;	/* lang= names one of them */
 	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, kpx_arg, a);
-	if (a->bad)
+	if (a->bad || kpx_query_check(&a->q, a->err, sizeof(a->err), a->param, sizeof(a->param)))
 		return -EINVAL;
 	id = events ? MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID") : NULL;
 	if (id && *id && kpx_query_param(&a->q, "after", id, strlen(id), a->err, sizeof(a->err))) {
@@ -83,9 +83,39 @@ static int kpx_args_parse(struct kpx_http *h, struct MHD_Connection *c,
 	return 0;
 }
 
-static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
+/*
+ * An answer with no records yet, and wait= to hold it: kpx_events.c's,
+ * until records match or the wait is over.  A request still, under
+ * --web.max-requests.
+ */
+static enum MHD_Result kpx_records_wait(struct kpx_serving *sv, struct MHD_Connection *c,
+					const struct kpx_query *q)
 {
+	struct kpx_http *h = sv->h;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (kpx_events_wait(&h->events, sv, c, q, &r))
+		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	/*
+	 * Held, it ends by itself, on the watchdog's tick (which an endless
+	 * deadline starts, as for a stream); a client that then takes
+	 * nothing is libmicrohttpd's to time out.
+	 */
+	kpx_conn_deadline(h, c, HUGE_VAL);
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+				  q->wait_s + KPX_HTTP_TIMEOUT_S);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result kpx_records(struct kpx_serving *sv, struct MHD_Connection *c,
+				   const char *method)
+{
+	struct kpx_http *h = sv->h;
 	struct kpx_args *a = calloc(1, sizeof(*a));
+	struct kpx_records_scan scan;
 	enum MHD_Result ret;
 	char *body;
 
@@ -97,7 +127,14 @@ static enum MHD_Result kpx_records(struct kpx_http *h, struct MHD_Connection *c)
 		return ret;
 	}
 	/* The query's strings point into the connection: done before it goes. */
-	body = kpx_records_json(h->store, &a->q);
+	body = kpx_records_json(h->store, &a->q, &scan);
+	/* HEAD has no body to wait for. */
+	if (body && !scan.n && a->q.wait_s && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		free(body);
+		ret = kpx_records_wait(sv, c, &a->q);
+		free(a);
+		return ret;
+	}
 	free(a);
 	if (!body)
 		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -442,7 +479,7 @@ static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *
 		return kpx_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				       "only GET and HEAD", NULL);
 	if (!strcmp(url, "/records"))
-		return kpx_records(h, c);
+		return kpx_records(sv, c, method);
 	if (!strcmp(url, "/events"))
 		return kpx_events(sv, c);
 	if (!strcmp(url, "/problems"))

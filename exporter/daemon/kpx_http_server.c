@@ -50,7 +50,6 @@
 #include "kpx_webconfig.h"
 
 #define KPX_HTTP_THREADS	4
-#define KPX_HTTP_TIMEOUT_S	10	/* inactivity */
 #define KPX_HTTP_MEMORY		(64 * 1024)
 
 static void kpx_http_log(void *cls, const char *fmt, va_list ap)

@@ -67,6 +67,8 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"/events streams open now." },
 	[KPX_M_EVENT_STREAMS_REFUSED] = { "kprint_exporter_event_streams_refused_total", "counter",
 		"/events requests answered 503: --web.max-streams streams were open." },
+	[KPX_M_RECORDS_WAITING] = { "kprint_exporter_records_waiting", "gauge",
+		"/records answers held now for records to come (wait=)." },
 	[KPX_M_EVENTS_SENT] = { "kprint_exporter_events_sent_total", "counter",
 		"Records sent as events, over all /events streams." },
 	[KPX_M_EVENTS_LOST] = { "kprint_exporter_events_lost_total", "counter",

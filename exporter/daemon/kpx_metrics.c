@@ -53,12 +53,13 @@ static void kpx_metrics_refused(struct kpx_expo *e, struct kpx_http *h)
 /* The /events families; all 0 where nothing serves streams. */
 static void kpx_metrics_events(struct kpx_expo *e, struct kpx_events *ev)
 {
-	uint64_t streams = 0, refused = 0, sent = 0, lost[KPX_NR_LOST] = { 0 };
+	uint64_t streams = 0, refused = 0, waiting = 0, sent = 0, lost[KPX_NR_LOST] = { 0 };
 
 	if (ev && ev->ready) {
 		pthread_mutex_lock(&ev->lock);
 		streams = ev->nstreams;
 		refused = ev->refused;
+		waiting = ev->nanswers;
 		pthread_mutex_unlock(&ev->lock);
 		sent = __atomic_load_n(&ev->sent, __ATOMIC_RELAXED);
 		for (int i = 0; i < KPX_NR_LOST; i++)
@@ -66,6 +67,7 @@ static void kpx_metrics_events(struct kpx_expo *e, struct kpx_events *ev)
 	}
 	kpx_expo_single(e, KPX_M_EVENT_STREAMS, streams);
 	kpx_expo_single(e, KPX_M_EVENT_STREAMS_REFUSED, refused);
+	kpx_expo_single(e, KPX_M_RECORDS_WAITING, waiting);
 	kpx_expo_single(e, KPX_M_EVENTS_SENT, sent);
 	kpx_expo_metric_head(e, KPX_M_EVENTS_LOST);
 	for (int i = 0; i < KPX_NR_LOST; i++)

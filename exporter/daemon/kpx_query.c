@@ -152,6 +152,14 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 	}
 	if (!strcmp(name, "lang"))
 		return kpx_query_lang(q, value, err, errlen);
+	if (!strcmp(name, "wait") && q->events)
+		return kpx_bad("a stream waits for records by itself; wait= is for /records");
+	if (!strcmp(name, "wait")) {
+		if (kpc_parse_u64(value, 10, KPX_WAIT_MAX, &v))
+			return kpx_bad("wait is 0..%d seconds", KPX_WAIT_MAX);
+		q->wait_s = v;
+		return 0;
+	}
 	if (!strcmp(name, "limit") && q->events)
 		return kpx_bad("a stream has no limit; /records has");
 	if (!strcmp(name, "limit")) {
@@ -161,6 +169,17 @@ int kpx_query_param(struct kpx_query *q, const char *name, const char *value,
 		return 0;
 	}
 	return kpx_bad("unknown parameter");
+}
+
+int kpx_query_check(const struct kpx_query *q, char *err, size_t errlen,
+		    char *param, size_t paramlen)
+{
+	/* Without after= an answer has the newest records, or none will ever match. */
+	if (q->wait_s && !q->has_after) {
+		snprintf(param, paramlen, "wait");
+		return kpx_bad("wait holds an answer for the records after a seq: give after=");
+	}
+	return 0;
 }
 
 bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec)
@@ -174,7 +193,8 @@ bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec)
 	return kpc_filter_match(&q->filter, rec);
 }
 
-char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
+char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q,
+		       struct kpx_records_scan *scan)
 {
 	const struct kpc_record **pick;
 	struct kpx_catalog_set *set = NULL;
@@ -229,6 +249,13 @@ char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q)
 	 * drops; straight to text, as building a json-c object per record
 	 * made a page cost several times a scrape.
 	 */
+	if (scan) {
+		scan->n = n;
+		/* i stopped at s->n, not at the limit: every record after after= was seen. */
+		scan->to_end = q->has_after && n < q->limit && s->n && !s->descents;
+		scan->newest_seq = scan->to_end ?
+			s->seqs[(s->head + s->cap - 1) % s->cap] : 0;
+	}
 	bad = 0;
 	fputc('[', f);
 	for (i = 0; i < n && !bad; i++) {

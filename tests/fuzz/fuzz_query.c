@@ -93,7 +93,7 @@ static bool known_name(const char *name)
 {
 	static const char *const names[] = {
 		"level", "class", "source", "subsystem", "device", "module",
-		"format_id", "q", "after", "limit",
+		"format_id", "q", "after", "limit", "wait",
 	};
 	unsigned int i;
 
@@ -116,6 +116,10 @@ static void check_accepted(const struct kpx_query *q, const char *name,
 		fuzz_assert(all_digits(value, "0123456789") &&
 			    q->limit == strtoull(value, NULL, 10),
 			    "limit=%s gave %u", value, q->limit);
+	else if (!strcmp(name, "wait"))
+		fuzz_assert(all_digits(value, "0123456789") &&
+			    q->wait_s == strtoull(value, NULL, 10) && q->wait_s <= KPX_WAIT_MAX,
+			    "wait=%s gave %u", value, q->wait_s);
 	else if (!strcmp(name, "after"))
 		fuzz_assert(all_digits(value, "0123456789") && q->has_after &&
 			    q->after == strtoull(value, NULL, 10),
@@ -189,6 +193,7 @@ static void check_records(const struct kpx_query *q)
 {
 	uint64_t want[STORE_CAP];
 	unsigned int nmatch = 0, first = 0, nwant, i;
+	struct kpx_records_scan scan;
 	struct json_object *arr, *seq;
 	struct json_tokener *tok;
 	char *json;
@@ -205,8 +210,14 @@ static void check_records(const struct kpx_query *q)
 	if (!q->has_after)
 		first = nmatch - nwant;
 
-	json = kpx_records_json(&store, q);
+	json = kpx_records_json(&store, q, &scan);
 	fuzz_assert(json, "kpx_records_json failed");
+	/* A held answer skips what a scan to the end saw: all of it must be in. */
+	fuzz_assert(scan.n == nwant, "the scan counts %zu records, want %u", scan.n, nwant);
+	fuzz_assert(!scan.to_end || (q->has_after && nmatch == nwant &&
+				     scan.newest_seq == held[STORE_CAP - 1]->seq),
+		    "a scan to the end (newest %llu) left matches out: %u of %u",
+		    (unsigned long long)scan.newest_seq, nwant, nmatch);
 	tok = json_tokener_new();
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	arr = json_tokener_parse_ex(tok, json, strlen(json));

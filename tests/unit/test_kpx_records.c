@@ -70,12 +70,12 @@ static void test_store(void)
 	tap_ok(s.n == 50 && s.received == 120, "the store keeps the last 50 of 120");
 
 	kpx_query_init(&q);
-	n = seqs(kpx_records_json(&s, &q), got, 200);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 200);
 	tap_ok(n == KPX_LIMIT_DEFAULT || (n == 50 && got[0] == 71 && got[49] == 120),
 	       "without after: all 50 kept, oldest first (%d)", n);
 
 	param(&q, "limit", "5");
-	n = seqs(kpx_records_json(&s, &q), got, 200);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 200);
 	tap_ok(n == 5 && got[0] == 116 && got[4] == 120,
 	       "without after, limit=5: the 5 most recent, oldest first");
 
@@ -85,7 +85,7 @@ static void test_store(void)
 		param(&q, "limit", "7");
 		q.has_after = true;
 		q.after = after;
-		n = seqs(kpx_records_json(&s, &q), got, 200);
+		n = seqs(kpx_records_json(&s, &q, NULL), got, 200);
 		if (n <= 0 || ++pages > 20)
 			break;
 		for (i = 0; i < n; i++)
@@ -98,7 +98,7 @@ static void test_store(void)
 	param(&q, "level", "err+");
 	param(&q, "q", "odd");
 	param(&q, "limit", "1000");
-	n = seqs(kpx_records_json(&s, &q), got, 200);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 200);
 	ok = n > 0;
 	for (i = 0; i < n; i++)
 		ok &= (got[i] - 1) % 8 <= 3 && (got[i] - 1) % 2 == 1;
@@ -110,7 +110,7 @@ static void test_store(void)
 	kpx_store_add(&s, batch, 120);
 	kpx_query_init(&q);
 	param(&q, "limit", "1000");
-	n = seqs(kpx_records_json(&s, &q), got, 200);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 200);
 	tap_ok(n == 50 && got[0] == 1070 && got[49] == 1119,
 	       "a batch bigger than the store keeps its last records");
 	kpx_store_fini(&s);
@@ -337,7 +337,7 @@ static void test_source_device(void)
 
 	kpx_query_init(&q);
 	param(&q, "source", "printk");
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	ok = n == 8;
 	for (i = 0; ok && i < n; i++)
 		ok = (got[i] - 1) % 3 != 0;
@@ -345,18 +345,18 @@ static void test_source_device(void)
 
 	kpx_query_init(&q);
 	param(&q, "source", "kprint");
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(n == 4 && got[0] == 1 && got[1] == 4 && got[2] == 7 && got[3] == 10,
 	       "source=kprint: the 4 kprint records (%d)", n);
 
 	kpx_query_init(&q);
 	param(&q, "source", "kprint,printk");
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(n == 12, "source=kprint,printk: all 12 (%d)", n);
 
 	kpx_query_init(&q);
 	param(&q, "device", "b8:0");
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	ok = n == 4;
 	for (i = 0; ok && i < n; i++)
 		ok = (got[i] - 1) % 3 && (got[i] - 1) % 2 == 1;
@@ -365,7 +365,7 @@ static void test_source_device(void)
 	kpx_query_init(&q);
 	param(&q, "device", "");
 	param(&q, "source", "printk");
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(n == 0, "device=&source=printk: every bridged record here has a device (%d)", n);
 
 	kpx_query_init(&q);
@@ -396,7 +396,7 @@ static void test_store_order(void)
 	kpx_query_init(&q);
 	q.has_after = true;
 	q.after = 4;
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(s.descents == 1 && n == 2 && got[0] == 9 && got[1] == 7,
 	       "out of order (3 9 1 7 kept): after=4 is 9 then 7 (%d found)", n);
 
@@ -405,14 +405,14 @@ static void test_store_order(void)
 		batch[i] = mk(10 + i, 3, "r", "");
 	kpx_store_add(&s, batch, 4);
 	q.after = 11;
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(s.descents == 0 && n == 2 && got[0] == 12 && got[1] == 13,
 	       "in order again (10..13): after=11 is 12 and 13 (%d found)", n);
 	q.after = 0;
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(n == 4 && got[0] == 10, "after=0 is all four, from 10");
 	q.after = 13;
-	n = seqs(kpx_records_json(&s, &q), got, 16);
+	n = seqs(kpx_records_json(&s, &q, NULL), got, 16);
 	tap_ok(n == 0, "after= the newest is nothing");
 	kpx_store_fini(&s);
 }

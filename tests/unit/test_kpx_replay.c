@@ -319,7 +319,7 @@ static void test_render(void)
 	kpx_store_init(&s, 100);
 	kpx_store_add(&s, recs, NNASTY);
 	kpx_query_init(&q);
-	json = kpx_records_json(&s, &q);
+	json = kpx_records_json(&s, &q, NULL);
 	tap_ok(json && utf8_valid(json), "/records of nasty records is valid UTF-8");
 	ok = json != NULL;
 	for (i = 0; ok && json[i]; i++)
