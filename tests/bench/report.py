@@ -206,11 +206,17 @@ def main():
     for name in ("low", "high"):
         if name in lat:
             L = lat[name]
-            md.append("| B8 | kprint_info() to visible in /records, %s rate (%s records/s) "
+            md.append("| B8 | kprint_info() to visible in /records (wait=), %s rate (%s records/s) "
                       "| (absolute, %d probes) | p50 %.2f ms | p99 %.2f ms | %s | %s |"
                       % (name, L["rate"] or "idle", L["probes"], L["p50_ms"], L["p99_ms"],
                          L.get("target", "-"),
                          {True: "yes", False: "**no**", None: "-"}[L.get("met")]))
+            P = L.get("polled")
+            if P:
+                md.append("| B8_polled | the same, /records asked every millisecond, %s rate "
+                          "| (absolute, %d probes, taking turns with B8's) | p50 %.2f ms "
+                          "| p99 %.2f ms | - | - |"
+                          % (name, P["probes"], P["p50_ms"], P["p99_ms"]))
     md.append("")
     md = "\n".join(md)
     with open(a.md_out, "w") as f:

@@ -49,6 +49,9 @@ def guest(res, md):
         L = res["latency"].get(name, {})
         check("B8 %s rate: p50 <= p99, both positive, from every probe" % name,
               L.get("probes", 0) > 0 and 0 < L["p50_ms"] <= L["p99_ms"])
+        P = L.get("polled", {})
+        check("B8 %s rate, polled: as many probes, p50 <= p99, both positive" % name,
+              P.get("probes") == L.get("probes") and 0 < P["p50_ms"] <= P["p99_ms"])
     check("the environment is recorded (kernel, CPUs, QEMU, date)",
           all(res["env"].get(k) for k in ("kernel", "guest_cpus", "qemu", "date")))
     check("results.md has a table row for each of B1..B9, B11 and B12",
