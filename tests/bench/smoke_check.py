@@ -52,6 +52,9 @@ def guest(res, md):
         P = L.get("polled", {})
         check("B8 %s rate, polled: as many probes, p50 <= p99, both positive" % name,
               P.get("probes") == L.get("probes") and 0 < P["p50_ms"] <= P["p99_ms"])
+        check("B8 %s rate: from before the write, as many probes and no sooner" % name,
+              all(X.get("from_write", {}).get("probes") == X.get("probes") and
+                  X["from_write"]["p50_ms"] >= X["p50_ms"] for X in (L, P)))
     check("the environment is recorded (kernel, CPUs, QEMU, date)",
           all(res["env"].get(k) for k in ("kernel", "guest_cpus", "qemu", "date")))
     check("results.md has a table row for each of B1..B9, B11 and B12",
