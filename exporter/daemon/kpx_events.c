@@ -507,6 +507,27 @@ static void kpx_stream_link(struct kpx_events *ev, struct kpx_stream *st)
 	st->last_sent = kpx_events_now();
 }
 
+/*
+ * The response that hands a linked stream's bytes out, read by read:
+ * from here on kpx_events_free() undoes the stream, also when there is
+ * no memory for the response (NULL).
+ */
+static struct MHD_Response *kpx_stream_response(struct kpx_stream *st,
+						MHD_ContentReaderCallback read,
+						const char *type)
+{
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KPX_EVENTS_BLOCK,
+					      read, st, kpx_events_free);
+	if (!r) {
+		kpx_events_free(st);
+		return NULL;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	return r;
+}
+
 int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Connection *c, const struct kpx_query *q,
 		    struct MHD_Response **resp)
@@ -533,14 +554,9 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 	kpx_stream_link(ev, st);
 	pthread_mutex_unlock(&ev->lock);
 
-	/* From here on kpx_events_free() undoes all of it. */
-	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KPX_EVENTS_BLOCK,
-					      kpx_events_read, st, kpx_events_free);
-	if (!r) {
-		kpx_events_free(st);
+	r = kpx_stream_response(st, kpx_events_read, "text/event-stream; charset=utf-8");
+	if (!r)
 		return -ENOMEM;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	/* A buffering proxy (nginx) would hold the events back. */
 	MHD_add_response_header(r, "X-Accel-Buffering", "no");
@@ -612,7 +628,6 @@ int kpx_events_wait(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Response **resp)
 {
 	struct kpx_stream *st = kpx_stream_new(ev, sv, c, q);
-	struct MHD_Response *r;
 
 	if (!st)
 		return -ENOMEM;
@@ -626,15 +641,8 @@ int kpx_events_wait(struct kpx_events *ev, struct kpx_serving *sv,
 	kpx_stream_link(ev, st);
 	pthread_mutex_unlock(&ev->lock);
 
-	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KPX_EVENTS_BLOCK,
-					      kpx_answer_read, st, kpx_events_free);
-	if (!r) {
-		kpx_events_free(st);
-		return -ENOMEM;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, KPX_CT_JSON);
-	*resp = r;
-	return 0;
+	*resp = kpx_stream_response(st, kpx_answer_read, KPX_CT_JSON);
+	return *resp ? 0 : -ENOMEM;
 }
 
 /* Whether an answer of sv (NULL: of any) is still held.  ev->lock held. */
