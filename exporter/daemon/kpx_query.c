@@ -193,6 +193,16 @@ bool kpx_query_match(const struct kpx_query *q, const struct kpc_record *rec)
 	return kpc_filter_match(&q->filter, rec);
 }
 
+/* What an answer of n records looked at.  Store locked. */
+static void kpx_records_scanned(const struct kpx_store *s, const struct kpx_query *q,
+				size_t n, struct kpx_records_scan *scan)
+{
+	scan->n = n;
+	/* Short of the limit: every record after after= was looked at. */
+	scan->to_end = q->has_after && n < q->limit && s->n && !s->descents;
+	scan->newest_seq = scan->to_end ? s->seqs[(s->head + s->cap - 1) % s->cap] : 0;
+}
+
 char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q,
 		       struct kpx_records_scan *scan)
 {
@@ -249,13 +259,8 @@ char *kpx_records_json(struct kpx_store *s, const struct kpx_query *q,
 	 * drops; straight to text, as building a json-c object per record
 	 * made a page cost several times a scrape.
 	 */
-	if (scan) {
-		scan->n = n;
-		/* i stopped at s->n, not at the limit: every record after after= was seen. */
-		scan->to_end = q->has_after && n < q->limit && s->n && !s->descents;
-		scan->newest_seq = scan->to_end ?
-			s->seqs[(s->head + s->cap - 1) % s->cap] : 0;
-	}
+	if (scan)
+		kpx_records_scanned(s, q, n, scan);
 	bad = 0;
 	fputc('[', f);
 	for (i = 0; i < n && !bad; i++) {
