@@ -12,14 +12,15 @@ needed; no record comes after the file's, so every held answer waits):
 - held answers are requests in flight: --web.max-requests 2 held from one
   address get the third from it a 503 with Retry-After, while another
   address is served;
-- an exporter stopping answers its held requests [] at once (not reset,
-  not after their 30 s) and exits 0.
+- an exporter stopping, or reloading its web config (SIGHUP), answers its
+  held requests [] at once (not reset, not after their 30 s); it exits 0.
 
 Records that come while an answer is held, and wake it: tests/e2e/records-wait.py.
 """
 import http.client
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -103,6 +104,24 @@ t.ok(h.done(10) and h.status == 200 and h.body == b"[]" and 1.0 <= h.seconds < 5
      (h.status, h.body, h.seconds or 0))
 t.ok(wait_waiting(exp, 0), "answered: kprint_exporter_records_waiting 0")
 exp.stop()
+
+# A reload of the web config stops the daemons that hold answers.
+cfg = os.path.join(os.path.dirname(path), "web.yml")
+with open(cfg, "w") as f:
+    f.write("http_server_config:\n  http2: false\n")
+reloading = Exporter(path, "--web.config.file", cfg)
+h = Held(reloading, "after=%d&wait=30" % N)
+t.ok(wait_waiting(reloading, 1), "held before SIGHUP")
+seen = len(reloading.stderr)
+reloading.proc.send_signal(signal.SIGHUP)
+t.ok(h.done(10) and h.status == 200 and h.body == b"[]" and h.seconds < 10,
+     "SIGHUP answers the held request [] rather than cut it (%s %r %s)" % (h.status, h.body, h.error))
+end = time.monotonic() + 10
+while time.monotonic() < end and not any("SIGHUP: serving" in ln for ln in reloading.stderr[seen:]):
+    time.sleep(0.01)
+t.ok(reloading.get("/records?after=%d&wait=0" % (N - 1))[0] == 200,
+     "and the new daemons serve (%r)" % reloading.stderr[seen:])
+reloading.stop()
 
 capped = Exporter(path, "--web.max-requests", str(MAX_REQUESTS))
 held = [Held(capped, "after=%d&wait=30" % N, src="127.0.0.2") for _ in range(MAX_REQUESTS)]
