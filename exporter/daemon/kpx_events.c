@@ -45,11 +45,13 @@
  * (15 s by default), and to end it when its client hung up (libmicrohttpd does not
  * watch a suspended connection; the tick polls the socket).
  *
- * GET /records?after=SEQ&wait=S rides on the same machinery: an answer
- * that has no records yet (kpx_events_wait()) is held, suspended, until
- * ingest brings records that match or the watchdog's tick finds S seconds
- * gone, and is then written by kpx_records_json() as /records writes every
- * answer.  It is a request, not a stream: --web.max-requests bounds it.
+ * GET /records?after=SEQ&wait=S rides on the same machinery: a request
+ * whose answer has no records yet is held (kpx_events_hold()), its
+ * connection suspended before any response, until ingest brings records
+ * that match or the watchdog's tick finds S seconds gone; then
+ * kpx_events_answer() gives what kpx_records_json() answers, sent as every
+ * /records answer is.  It is a request, not a stream: --web.max-requests
+ * bounds it, and it is let go when the request completes.
  *
  * Locks: the store's, then the streams' (ev->lock) inside it, never the
  * other way round: ingest wakes streams with the store locked, so that a
@@ -67,7 +69,6 @@
 #include "kpc.h"
 #include "kpx_catalogs.h"
 #include "kpx_events.h"
-#include "kpx_http_reply.h"
 #include "kpx_query.h"
 #include "kpx_store.h"
 
@@ -507,27 +508,6 @@ static void kpx_stream_link(struct kpx_events *ev, struct kpx_stream *st)
 	st->last_sent = kpx_events_now();
 }
 
-/*
- * The response that hands a linked stream's bytes out, read by read:
- * from here on kpx_events_free() undoes the stream, also when there is
- * no memory for the response (NULL).
- */
-static struct MHD_Response *kpx_stream_response(struct kpx_stream *st,
-						MHD_ContentReaderCallback read,
-						const char *type)
-{
-	struct MHD_Response *r;
-
-	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KPX_EVENTS_BLOCK,
-					      read, st, kpx_events_free);
-	if (!r) {
-		kpx_events_free(st);
-		return NULL;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	return r;
-}
-
 int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Connection *c, const struct kpx_query *q,
 		    struct MHD_Response **resp)
@@ -554,9 +534,14 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 	kpx_stream_link(ev, st);
 	pthread_mutex_unlock(&ev->lock);
 
-	r = kpx_stream_response(st, kpx_events_read, "text/event-stream; charset=utf-8");
-	if (!r)
+	/* From here on kpx_events_free() undoes all of it. */
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KPX_EVENTS_BLOCK,
+					      kpx_events_read, st, kpx_events_free);
+	if (!r) {
+		kpx_events_free(st);
 		return -ENOMEM;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	/* A buffering proxy (nginx) would hold the events back. */
 	MHD_add_response_header(r, "X-Accel-Buffering", "no");
@@ -564,42 +549,55 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 	return 0;
 }
 
-/*
- * A held answer's body: once records match, or once it gives up (the
- * wait over, the daemon stopping), what /records answers then; until
- * then nothing, suspended.  Each look starts after the newest record
- * the last one saw: those did not match and never will.
- */
-static ssize_t kpx_answer_read(void *cls, uint64_t at, char *buf, size_t max)
+int kpx_events_hold(struct kpx_events *ev, struct kpx_serving *sv,
+		    struct MHD_Connection *c, const struct kpx_query *q,
+		    struct kpx_stream **held)
 {
-	struct kpx_stream *st = cls;
-	struct kpx_events *ev = st->ev;
+	struct kpx_stream *st = kpx_stream_new(ev, sv, c, q);
+
+	if (!st)
+		return -ENOMEM;
+	/* Its place is after= itself, which kpx_records_json() reads. */
+	st->answer = true;
+	st->q.has_after = true;
+	st->q.after = q->after;
+	st->give_up = kpx_events_now() + q->wait_s;
+	pthread_mutex_lock(&ev->lock);
+	ev->nanswers++;
+	kpx_stream_link(ev, st);
+	pthread_mutex_unlock(&ev->lock);
+	*held = st;
+	return 0;
+}
+
+/*
+ * Once records match, or once it gives up (the wait over, the daemon
+ * stopping), what /records answers then; until then the connection is
+ * suspended.  Each look starts after the newest record the last one
+ * saw: those did not match and never will.
+ */
+int kpx_events_answer(struct kpx_events *ev, struct kpx_stream *st, char **body)
+{
 	struct kpx_store *s = ev->store;
 	struct kpx_records_scan scan;
 	uint64_t received;
 	bool give_up, held;
-	char *body;
 
-	(void)at;
 	for (;;) {
-		if (st->out)
-			return st->outoff < st->outlen ? kpx_stream_take(st, buf, max) :
-			       MHD_CONTENT_READER_END_OF_STREAM;
 		pthread_mutex_lock(&ev->lock);
-		give_up = st->closing || !ev->live || kpx_events_now() >= st->give_up;
+		give_up = st->closing || !ev->live || st->keepalive ||
+			  kpx_events_now() >= st->give_up;
 		pthread_mutex_unlock(&ev->lock);
 		pthread_mutex_lock(&s->lock);
 		received = s->received;
 		pthread_mutex_unlock(&s->lock);
-		body = kpx_records_json(s, &st->q, &scan);
-		if (!body)
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-		if (scan.n || give_up) {
-			st->out = body;
-			st->outlen = strlen(body);
-			continue;
-		}
-		free(body);
+		*body = kpx_records_json(s, &st->q, &scan);
+		if (!*body)
+			return -ENOMEM;
+		if (scan.n || give_up)
+			return 1;
+		free(*body);
+		*body = NULL;
 		if (scan.to_end && scan.newest_seq > st->q.after)
 			st->q.after = scan.newest_seq;
 		/* Records that came since the look would find no one to wake. */
@@ -623,26 +621,9 @@ static ssize_t kpx_answer_read(void *cls, uint64_t at, char *buf, size_t max)
 	}
 }
 
-int kpx_events_wait(struct kpx_events *ev, struct kpx_serving *sv,
-		    struct MHD_Connection *c, const struct kpx_query *q,
-		    struct MHD_Response **resp)
+void kpx_events_answered(struct kpx_stream *st)
 {
-	struct kpx_stream *st = kpx_stream_new(ev, sv, c, q);
-
-	if (!st)
-		return -ENOMEM;
-	/* Its place is after= itself, which kpx_records_json() reads. */
-	st->answer = true;
-	st->q.has_after = true;
-	st->q.after = q->after;
-	st->give_up = kpx_events_now() + q->wait_s;
-	pthread_mutex_lock(&ev->lock);
-	ev->nanswers++;
-	kpx_stream_link(ev, st);
-	pthread_mutex_unlock(&ev->lock);
-
-	*resp = kpx_stream_response(st, kpx_answer_read, KPX_CT_JSON);
-	return *resp ? 0 : -ENOMEM;
+	kpx_events_free(st);
 }
 
 /* Whether an answer of sv (NULL: of any) is still held.  ev->lock held. */
@@ -670,9 +651,9 @@ void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv)
 		kpx_stream_resume(ev, st);
 	}
 	/*
-	 * A held answer is a request: it is given (what there is) before its
-	 * daemon stops, which would cut it off, unless its client does not
-	 * take it within KPX_ANSWER_DRAIN_S.
+	 * A held answer is a request: it is given (what there is), and sent,
+	 * before its daemon stops, which would cut it off, unless its client
+	 * does not take it within KPX_ANSWER_DRAIN_S.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += KPX_ANSWER_DRAIN_S;

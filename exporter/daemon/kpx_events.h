@@ -82,14 +82,22 @@ int kpx_events_open(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Connection *c, const struct kpx_query *q,
 		    struct MHD_Response **resp);
 /*
- * A /records answer for connection c held until records after q->after
- * match q, or q->wait_s seconds pass (to the watchdog's next tick, half
- * a second): kpx_records_json()'s answer then.  0 with *resp to queue;
- * -ENOMEM.
+ * A /records request of connection c whose answer is to be held until
+ * records after q->after match q, or q->wait_s seconds pass (to the
+ * watchdog's next tick, half a second); its filters are copied.  0 with
+ * *held, -ENOMEM.
  */
-int kpx_events_wait(struct kpx_events *ev, struct kpx_serving *sv,
+int kpx_events_hold(struct kpx_events *ev, struct kpx_serving *sv,
 		    struct MHD_Connection *c, const struct kpx_query *q,
-		    struct MHD_Response **resp);
+		    struct kpx_stream **held);
+/*
+ * 1 with *body (kpx_records_json()'s, to send and free) once the answer
+ * is due; 0 with the connection suspended until it may be (called again
+ * when libmicrohttpd calls the request's handler again); -ENOMEM.
+ */
+int kpx_events_answer(struct kpx_events *ev, struct kpx_stream *st, char **body);
+/* The held request completed (answered or not): st goes. */
+void kpx_events_answered(struct kpx_stream *st);
 /* End the streams of sv, whose daemons are about to stop (SIGHUP). */
 void kpx_events_retire(struct kpx_events *ev, struct kpx_serving *sv);
 /*

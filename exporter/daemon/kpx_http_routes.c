@@ -84,40 +84,37 @@ static int kpx_args_parse(struct kpx_http *h, struct MHD_Connection *c,
 }
 
 /*
- * An answer with no records yet, and wait= to hold it: kpx_events.c's,
- * until records match or the wait is over.  A request still, under
- * --web.max-requests.
+ * A held /records request (wait=), first or resumed: its answer once it
+ * is due, as every /records answer is sent; until then nothing, the
+ * connection suspended (kpx_events_answer()).
  */
-static enum MHD_Result kpx_records_wait(struct kpx_serving *sv, struct MHD_Connection *c,
-					const struct kpx_query *q)
+static enum MHD_Result kpx_records_held(struct kpx_serving *sv, struct MHD_Connection *c,
+					struct kpx_stream *st)
 {
 	struct kpx_http *h = sv->h;
-	struct MHD_Response *r;
-	enum MHD_Result ret;
+	char *body;
+	int ret;
 
-	if (kpx_events_wait(&h->events, sv, c, q, &r))
+	ret = kpx_events_answer(&h->events, st, &body);
+	if (!ret)
+		return MHD_YES;
+	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
+	if (ret < 0)
 		return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
-	/*
-	 * Held, it ends by itself, on the watchdog's tick (which an endless
-	 * deadline starts, as for a stream); a client that then takes
-	 * nothing is libmicrohttpd's to time out.
-	 */
-	kpx_conn_deadline(h, c, HUGE_VAL);
-	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
-				  q->wait_s + KPX_HTTP_TIMEOUT_S);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return kpx_reply(c, MHD_HTTP_OK, KPX_CT_JSON, body, strlen(body), true);
 }
 
+/* req_cls: the request's, which a held request's answer takes over. */
 static enum MHD_Result kpx_records(struct kpx_serving *sv, struct MHD_Connection *c,
-				   const char *method)
+				   const char *method, void **req_cls)
 {
 	struct kpx_http *h = sv->h;
 	struct kpx_args *a = calloc(1, sizeof(*a));
 	struct kpx_records_scan scan;
+	struct kpx_stream *st;
 	enum MHD_Result ret;
 	char *body;
+	int err;
 
 	if (!a)
 		return MHD_NO;
@@ -131,9 +128,19 @@ static enum MHD_Result kpx_records(struct kpx_serving *sv, struct MHD_Connection
 	/* HEAD has no body to wait for. */
 	if (body && !scan.n && a->q.wait_s && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		free(body);
-		ret = kpx_records_wait(sv, c, &a->q);
+		err = kpx_events_hold(&h->events, sv, c, &a->q, &st);
 		free(a);
-		return ret;
+		if (err)
+			return kpx_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					       "out of memory", NULL);
+		/* Let go when the request completes: kpx_request_done(). */
+		*req_cls = st;
+		/*
+		 * Held, it ends by itself on the watchdog's tick, which an
+		 * endless deadline starts, as for a stream.
+		 */
+		kpx_conn_deadline(h, c, HUGE_VAL);
+		return kpx_records_held(sv, c, st);
 	}
 	free(a);
 	if (!body)
@@ -463,7 +470,7 @@ static enum MHD_Result kpx_route_plain(struct kpx_http *h, struct MHD_Connection
 
 /* A whole request, authenticated and admitted: to its endpoint. */
 static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *c,
-				 const char *url, const char *method)
+				 const char *url, const char *method, void **req_cls)
 {
 	struct kpx_http *h = sv->h;
 
@@ -479,7 +486,7 @@ static enum MHD_Result kpx_route(struct kpx_serving *sv, struct MHD_Connection *
 		return kpx_reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				       "only GET and HEAD", NULL);
 	if (!strcmp(url, "/records"))
-		return kpx_records(sv, c, method);
+		return kpx_records(sv, c, method, req_cls);
 	if (!strcmp(url, "/events"))
 		return kpx_events(sv, c);
 	if (!strcmp(url, "/problems"))
@@ -519,6 +526,9 @@ enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* A held /records request, resumed: authenticated and admitted already. */
+	if (*req_cls != &kpx_req_marker)
+		return kpx_records_held(sv, c, *req_cls);
 	kpx_conn_deadline(h, c, KPX_HTTP_RESPONSE_S);
 	ret = kpx_authenticate(sv, c, &served);
 	if (served)
@@ -526,5 +536,11 @@ enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c,
 	/* A stream is in flight for as long as it lasts: --web.max-streams. */
 	if (strcmp(url, "/events") && !kpx_request_admit(h, c))
 		return kpx_reply_busy(h, c);
-	return kpx_route(sv, c, url, method);
+	return kpx_route(sv, c, url, method, req_cls);
+}
+
+void kpx_request_done(void *req_cls)
+{
+	if (req_cls && req_cls != &kpx_req_marker)
+		kpx_events_answered(req_cls);
 }

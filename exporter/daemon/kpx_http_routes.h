@@ -14,6 +14,11 @@ struct kpx_http;
 enum MHD_Result kpx_handler(void *cls, struct MHD_Connection *c, const char *url,
 			    const char *method, const char *version, const char *upload_data,
 			    size_t *upload_data_size, void **req_cls);
+/*
+ * A request completed (libmicrohttpd's MHD_OPTION_NOTIFY_COMPLETED): what
+ * its handler kept in req_cls goes (a held /records answer's state).
+ */
+void kpx_request_done(void *req_cls);
 /* Where the metrics are: --web.telemetry-path, else /metrics. */
 const char *kpx_telemetry(const struct kpx_http *h);
 

@@ -84,7 +84,8 @@ try:
     check("the first record that matches answers it, as /records does then",
           status == 200 and [r["seq"] for r in json.loads(body)] == [match] and
           body == get(f"/records?after={base}&q=wait%20e2e%20match")[1] and
-          held.headers.get("content-type") == "application/json", (status, body, err))
+          held.headers.get("content-type") == "application/json" and
+          held.headers.get("content-length") == str(len(body)), (status, body, err))
 
     # One record answers all that wait for it.
     after = newest()

@@ -8,7 +8,8 @@ needed; no record comes after the file's, so every held answer waits):
 - an answer that has records comes at once, the same bytes and
   Content-Length as without wait=, and HEAD never waits;
 - one that has none is held (kprint_exporter_records_waiting 1) and
-  answered [] once its 1 s is over, not before;
+  answered [] once its 1 s is over, not before, with a Content-Length as
+  any answer; one whose client hangs up is let go within a tick;
 - held answers are requests in flight: --web.max-requests 2 held from one
   address get the third from it a 503 with Retry-After, while another
   address is served;
@@ -26,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from kpxtest import Exporter, Tap, parse_metrics, record, temp_replay  # noqa: E402
+from kpxtest import Exporter, Tap, connect_from, parse_metrics, record, temp_replay  # noqa: E402
 
 N = 20
 MAX_REQUESTS = 2
@@ -99,10 +100,20 @@ t.ok(h.done(10) and h.status == 200 and h.seconds < 5,
 h = Held(exp, "after=%d&wait=1" % N)
 t.ok(wait_waiting(exp, 1), "held: kprint_exporter_records_waiting 1")
 t.ok(h.done(10) and h.status == 200 and h.body == b"[]" and 1.0 <= h.seconds < 5 and
-     h.headers.get("content-type") == "application/json",
-     "with nothing to give, [] once the 1 s of wait=1 is over (%s %r in %.2f s)" %
-     (h.status, h.body, h.seconds or 0))
+     h.headers.get("content-type") == "application/json" and
+     h.headers.get("content-length") == "2",
+     "with nothing to give, [] once the 1 s of wait=1 is over, as any answer is sent"
+     " (%s %r in %.2f s, %s)" % (h.status, h.body, h.seconds or 0, h.headers))
 t.ok(wait_waiting(exp, 0), "answered: kprint_exporter_records_waiting 0")
+
+# A client that hangs up while held: let go on the watchdog's next tick.
+sock = connect_from("127.0.0.2", exp.port)
+sock.sendall(b"GET /records?after=%d&wait=30 HTTP/1.1\r\nHost: x\r\n\r\n" % N)
+t.ok(wait_waiting(exp, 1), "held for a raw client")
+sock.close()
+t0 = time.monotonic()
+t.ok(wait_waiting(exp, 0), "it hangs up: let go in %.2f s, not after its 30 s" %
+     (time.monotonic() - t0))
 exp.stop()
 
 # A reload of the web config stops the daemons that hold answers.
