@@ -20,7 +20,6 @@
 #include "kpx_events.h"
 #include "kpx_http.h"
 #include "kpx_http_conns.h"
-#include "kpx_http_routes.h"
 
 /* The connection bookkeeping every daemon of h shares. */
 void kpx_http_init_conns(struct kpx_http *h)
@@ -198,9 +197,8 @@ void kpx_notify_completed(void *cls, struct MHD_Connection *c,
 {
 	struct kpx_http *h = cls;
 
+	(void)req_cls;
 	(void)toe;
-	kpx_request_done(*req_cls);
-	*req_cls = NULL;
 	pthread_mutex_lock(&h->conn_lock);
 	kpx_request_end(h, kpx_conn_of(c));
 	pthread_mutex_unlock(&h->conn_lock);

@@ -52,6 +52,18 @@
 #define KPX_HTTP_THREADS	4
 #define KPX_HTTP_MEMORY		(64 * 1024)
 
+/*
+ * A request completed: what its handler kept goes (a held /records
+ * answer's state), then its place among the requests in flight.
+ */
+static void kpx_http_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			       enum MHD_RequestTerminationCode toe)
+{
+	kpx_request_done(*req_cls);
+	*req_cls = NULL;
+	kpx_notify_completed(cls, c, req_cls, toe);
+}
+
 static void kpx_http_log(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
@@ -178,7 +190,7 @@ static struct MHD_Daemon *kpx_http_daemon(struct kpx_serving *sv, unsigned int f
 		{ MHD_OPTION_CONNECTION_LIMIT, 2 * KPX_HTTP_CONNECTIONS * KPX_HTTP_THREADS, NULL },
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, KPX_HTTP_MEMORY, NULL },
 		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)kpx_notify_connection, h },
-		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)kpx_notify_completed, h },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)kpx_http_completed, h },
 	};
 	unsigned int n = 6;
 
