@@ -130,20 +130,11 @@ ok, why = promtool_check(exp.get("/metrics")[2])
 t.ok(ok, "promtool check metrics: " + why)
 
 
-def wait_log(what, since, deadline=10):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if any(what in ln for ln in exp.stderr[since:]):
-            return True
-        time.sleep(0.05)
-    return False
-
-
 # SIGHUP with a refused catalog: the old set serves on.
 n = len(exp.stderr)
 write("de.po", BAD)
 exp.proc.send_signal(signal.SIGHUP)
-t.ok(wait_log("catalogs refused, the old ones stay", n) and
+t.ok(exp.wait_log("catalogs refused, the old ones stay", n) and
      any("de.po:9: " in ln for ln in exp.stderr[n:]),
      "SIGHUP with a bad de.po: refused with de.po:9, the old catalogs stay")
 got = json.loads(exp.get("/records?lang=de&limit=1")[2])
@@ -155,7 +146,7 @@ t.ok(exp.alive() and got and got[0]["text_translated"] == want_de[2] and
 n = len(exp.stderr)
 write("de.po", DE.replace("ist zu 100%% voll", "ist voll (100%%)"))
 exp.proc.send_signal(signal.SIGHUP)
-t.ok(wait_log("SIGHUP: serving 2 catalogs", n), "SIGHUP with good files: serving 2 catalogs")
+t.ok(exp.wait_log("SIGHUP: serving 2 catalogs", n), "SIGHUP with good files: serving 2 catalogs")
 got = json.loads(exp.get("/records?lang=de&limit=2")[2])
 t.ok(got and got[0]["text_translated"] == "Katalog sda ist voll (100%)",
      "/records?lang=de translates with the new de.po (%r)" % (got and got[0]["text_translated"]))

@@ -127,9 +127,7 @@ seen = len(reloading.stderr)
 reloading.proc.send_signal(signal.SIGHUP)
 t.ok(h.done(10) and h.status == 200 and h.body == b"[]" and h.seconds < 10,
      "SIGHUP answers the held request [] rather than cut it (%s %r %s)" % (h.status, h.body, h.error))
-end = time.monotonic() + 10
-while time.monotonic() < end and not any("SIGHUP: serving" in ln for ln in reloading.stderr[seen:]):
-    time.sleep(0.01)
+reloading.wait_log("SIGHUP: serving", seen)
 t.ok(reloading.get("/records?after=%d&wait=0" % (N - 1))[0] == 200,
      "and the new daemons serve (%r)" % reloading.stderr[seen:])
 reloading.stop()

@@ -291,7 +291,7 @@ write_catalog(empty, [header(len(CATALOG)), CATALOG[0], '{"format_id":"zz","form
 got = wait_for(lambda: get_json(late, "/sites")[0] == 404 and get_json(late, "/sites")[2])
 t.ok(got and "%s:3:" % path in got.get("error", ""),
      "a corrupt catalog is served as absent, /sites saying FILE:3 (%r)" % got)
-t.ok(any("%s:3:" % path in ln for ln in late.stderr[n:]),
+t.ok(late.wait_log("%s:3:" % path, n),
      "and the exporter warns with FILE:3 (%r)" % late.stderr[n:])
 _, m = metrics(late)
 t.ok(m.get(("kprint_sites_loaded", ())) == 0 and

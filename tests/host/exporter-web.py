@@ -393,7 +393,7 @@ try:
                 "basic_auth_users:\n  carol: 'nothash'\n" % (TLS["cert_file"], TLS["key_file"]))
     seen = len(ex.stderr)
     ex.proc.send_signal(signal.SIGHUP)
-    said = wait_for(lambda: [ln for ln in ex.stderr[seen:] if "refused" in ln])
+    said = ex.wait_log("refused", seen, 20)
     t.ok(any(re.search(re.escape(hup_cfg) + r":5: .*not a bcrypt hash", ln)
              for ln in ex.stderr[seen:]) and said,
          "SIGHUP with a bad file: FILE:LINE: reason and 'refused' (%r)" % ex.stderr[seen:])
@@ -417,7 +417,7 @@ try:
     t.ok(after == before, "the same listening socket throughout (inode %r, then %r)"
          % (before, after))
     # The reader thread takes stderr as it comes: the line may trail the reload.
-    t.ok(wait_for(lambda: any("SIGHUP: serving" in ln for ln in ex.stderr[seen:]), 10),
+    t.ok(ex.wait_log("SIGHUP: serving", seen),
          "the reload is said on stderr")
 finally:
     rc = ex.stop()

@@ -164,6 +164,17 @@ class Exporter:
     def alive(self):
         return self.proc.poll() is None
 
+    def wait_log(self, what, since, deadline=10):
+        """Whether a line of its log from line since on contains what
+        within deadline seconds: the log is read by a thread of its own,
+        so a line the exporter wrote may not be in self.stderr yet."""
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            if any(what in ln for ln in self.stderr[since:]):
+                return True
+            time.sleep(0.05)
+        return False
+
     def get(self, path, method="GET", headers=None, timeout=20):
         """(status, headers, body bytes)."""
         c = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
