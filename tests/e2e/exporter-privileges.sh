@@ -55,11 +55,13 @@ get /metrics >/dev/null
 received0=$(metric kprint_exporter_records_received_total)
 resyncs0=$(metric kprint_exporter_resyncs_total)
 first=$(stat next_seq)
-# Stopped while the burst comes, the exporter's 4 KiB socket overruns for
-# sure (one that drains fast enough may not, otherwise): it must re-read
-# the ring without capabilities once it runs again.
+# Stopped while the burst comes, the exporter's 4 KiB socket overruns (one
+# that drains fast enough may not, otherwise), and is let go once it has:
+# it must re-read the ring without capabilities once it runs again.
+drops=$(netlink_drops $exporter)
 kill -STOP $exporter
 echo $K >$TEST_PARAMS/emit || not_ok "emit the table $K times"
+wait_for "the stopped exporter's socket overruns" netlink_dropped_more $exporter "$drops"
 kill -CONT $exporter
 next=$(stat next_seq)
 want=$((received0 + next - first))

@@ -108,6 +108,20 @@ stat() {
 	[[ $out =~ \"$1\":\ *([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
 }
 
+# netlink_drops PID: the datagrams dropped on PID's generic netlink sockets
+# because they were full, from /proc/net/netlink (Eth 16; Drops and Inode
+# its last two columns).  kprint's mcast_failed does not tell: a broadcast
+# tells its sender of an overrun only for NETLINK_BROADCAST_ERROR sockets.
+netlink_drops() {
+	local inodes
+	inodes=$(find "/proc/$1/fd" -lname 'socket:*' -printf '%l ' 2>/dev/null | tr -dc '0-9 ')
+	awk -v list=" $inodes " '$2 == 16 && index(list, " " $10 " ") { n += $9 }
+		END { print n + 0 }' /proc/net/netlink
+}
+
+# netlink_dropped_more PID N: whether PID's sockets dropped more than N.
+netlink_dropped_more() { [ "$(netlink_drops "$1")" -gt "$2" ]; }
+
 # The id of the kprint "records" group, from the genetlink controller.
 records_group_id() {
 	genl ctrl get name kprint | sed -n 's/.*ID-\(0x[0-9a-f]*\) *name: records.*/\1/p'
