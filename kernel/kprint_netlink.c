@@ -519,18 +519,19 @@ int kprint_nl_init(void)
 	if (err)
 		return err;
 
-	err = genl_register_family(&kprint_nl_family);
+	err = kprint_ntf_start(&kprint_ring, &kprint_nl_family);
 	if (err) {
 		kprint_nl_fill_exit();
 		return err;
 	}
 
-	err = kprint_ntf_start(&kprint_ring, &kprint_nl_family);
+	err = genl_register_family(&kprint_nl_family);
 	if (err) {
-		genl_unregister_family(&kprint_nl_family);
+		kprint_ntf_stop();
 		kprint_nl_fill_exit();
 		return err;
 	}
+	kprint_ntf_enable();
 	return 0;
 }
 

@@ -98,6 +98,13 @@ struct kprint_ntf_sub {
 
 /* Held by the worker for a whole run, and to change the list. */
 static DEFINE_MUTEX(kprint_ntf_subs_lock);
+/*
+ * Set under kprint_ntf_subs_lock when the module goes: no subscriber is
+ * taken after.  Not kprint_ntf_enabled, which is set only after the family
+ * is registered: a client that sees the family appear subscribes at once,
+ * and was refused until the module's init had got that far.
+ */
+static bool kprint_ntf_stopping;
 /* The group's messages of a run not sent yet; under kprint_ntf_subs_lock. */
 static struct kprint_ntf_batch kprint_ntf_group_batch;
 static LIST_HEAD(kprint_ntf_subs);
@@ -418,7 +425,7 @@ static void kprint_ntf_work_fn(struct work_struct *work)
  * @extack: why it was refused
  *
  * Context: Process context (a request handler).
- * Return: 0, -ESHUTDOWN while kprint is not running, -ENOSPC with
+ * Return: 0, -ESHUTDOWN while kprint is unloaded, -ENOSPC with
  * KPRINT_NL_SUBS_MAX subscribers, or -ENOMEM.
  */
 int kprint_ntf_subscribe(u32 portid, const struct kprint_nl_filter *filter,
@@ -429,8 +436,8 @@ int kprint_ntf_subscribe(u32 portid, const struct kprint_nl_filter *filter,
 	int err = 0;
 
 	mutex_lock(&kprint_ntf_subs_lock);
-	if (!kprint_ntf_is_enabled()) {
-		NL_SET_ERR_MSG(extack, "kprint is not running");
+	if (kprint_ntf_stopping) {
+		NL_SET_ERR_MSG(extack, "kprint is being unloaded");
 		err = -ESHUTDOWN;
 		goto out;
 	}
@@ -495,11 +502,13 @@ static struct notifier_block kprint_ntf_release_nb = {
 };
 
 /**
- * kprint_ntf_start() - start multicasting stored records
+ * kprint_ntf_start() - take subscribers
  * @ring: the ring to drain
- * @family: the registered family whose "records" group gets them
+ * @family: the family whose "records" group gets them
  *
- * Context: Process context (module init), once.
+ * Context: Process context (module init), once, before @family is
+ * registered: its requests may subscribe as soon as it is.  Nothing is
+ * sent until kprint_ntf_enable().
  * Return: 0 or the error of netlink_register_notifier().
  */
 int kprint_ntf_start(struct kprint_ring *ring,
@@ -514,9 +523,23 @@ int kprint_ntf_start(struct kprint_ring *ring,
 	kprint_ntf_timer.function = kprint_ntf_timer_fn;
 	kprint_ntf_ring = ring;
 	kprint_ntf_family = family;
+	return 0;
+}
+
+/**
+ * kprint_ntf_enable() - start sending stored records
+ *
+ * Context: Process context (module init), once, after the family passed
+ * to kprint_ntf_start() is registered: its groups' ids are known only
+ * then.
+ */
+void kprint_ntf_enable(void)
+{
 	/* Publishes ring and family to kprint_ntf_is_enabled(). */
 	smp_store_release(&kprint_ntf_enabled, true);
-	return 0;
+	/* Records stored since somebody subscribed were not kicked for. */
+	if (atomic_read(&kprint_ntf_nr_subs))
+		kprint_ntf_kick();
 }
 
 /**
@@ -547,6 +570,7 @@ void kprint_ntf_stop(void)
 
 	netlink_unregister_notifier(&kprint_ntf_release_nb);
 	mutex_lock(&kprint_ntf_subs_lock);
+	kprint_ntf_stopping = true;
 	while (!list_empty(&kprint_ntf_subs))
 		kprint_ntf_sub_free(list_first_entry(&kprint_ntf_subs,
 						     struct kprint_ntf_sub, node));

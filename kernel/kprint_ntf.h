@@ -15,6 +15,7 @@ struct netlink_ext_ack;
 
 int kprint_ntf_start(struct kprint_ring *ring,
 		     const struct genl_family *family);
+void kprint_ntf_enable(void);
 void kprint_ntf_stop(void);
 bool kprint_ntf_wanted(void);
 void kprint_ntf_kick(void);
