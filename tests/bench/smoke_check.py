@@ -55,6 +55,9 @@ def guest(res, md):
         check("B8 %s rate: from before the write, as many probes and no sooner" % name,
               all(X.get("from_write", {}).get("probes") == X.get("probes") and
                   X["from_write"]["p50_ms"] >= X["p50_ms"] for X in (L, P)))
+        check("B8 %s rate: until parsed by http.client, as many probes and no sooner" % name,
+              L.get("parsed", {}).get("probes") == L.get("probes") and
+              L["parsed"]["p50_ms"] >= L["p50_ms"])
     check("the environment is recorded (kernel, CPUs, QEMU, date)",
           all(res["env"].get(k) for k in ("kernel", "guest_cpus", "qemu", "date")))
     check("results.md has a table row for each of B1..B9, B11 and B12",
