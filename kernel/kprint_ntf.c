@@ -137,11 +137,14 @@ static void kprint_ntf_count(unsigned int sent, unsigned int failed)
  * record or per worker run, and a burst that takes a millisecond to print
  * goes out in one run of full messages instead of a trickle of small ones
  * that wake every subscriber each.  The price is the delay itself, added
- * to every record's way to user space.
+ * to every record's way to user space.  4 ms by default: a burst of a few
+ * hundred records can take a slow CPU more than 2 ms to print, and then
+ * left in two runs, two wake-ups; a flood wakes a subscriber at most 250
+ * times a second.
  */
 #define KPRINT_NTF_USECS_MAX	USEC_PER_SEC
 
-static unsigned int kprint_ntf_usecs = 2 * USEC_PER_MSEC;
+static unsigned int kprint_ntf_usecs = 4 * USEC_PER_MSEC;
 
 static int kprint_ntf_usecs_set(const char *val, const struct kernel_param *kp)
 {
@@ -155,7 +158,7 @@ static const struct kernel_param_ops kprint_ntf_usecs_ops = {
 
 module_param_cb(notify_usecs, &kprint_ntf_usecs_ops, &kprint_ntf_usecs, 0644);
 MODULE_PARM_DESC(notify_usecs,
-		 "Microseconds records wait to be sent together, 0..1000000 (default 2000)");
+		 "Microseconds records wait to be sent together, 0..1000000 (default 4000)");
 
 static struct hrtimer kprint_ntf_timer;
 

@@ -39,7 +39,7 @@ def datagram(sub, seconds):
         return time.monotonic(), recs
 
 
-check("notify_usecs is 2000 by default", usecs() == 2000, "read %d" % usecs())
+check("notify_usecs is 4000 by default", usecs() == 4000, "read %d" % usecs())
 for bad in ("1000001", "-1", "soon"):
     try:
         set_usecs(bad)
@@ -47,7 +47,7 @@ for bad in ("1000001", "-1", "soon"):
     except OSError as e:
         check(f"notify_usecs={bad} refused with EINVAL", e.errno == errno.EINVAL,
               os.strerror(e.errno))
-check("a refused value leaves notify_usecs as it was", usecs() == 2000, "read %d" % usecs())
+check("a refused value leaves notify_usecs as it was", usecs() == 4000, "read %d" % usecs())
 
 ctl = kpnl.Genl()
 sub = kpnl.Genl()
