@@ -26,7 +26,7 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"BPF map updates that failed, per source (kprint, printk, ratelimit) and reason: "
 		"full (E2BIG), busy (EBUSY, the bucket lock taken on this CPU), nomem, other." },
 	[KPX_M_BPF_PRINTK_HOOK] = { "kprint_bpf_printk_hook_messages_total", "counter",
-		"printk messages counted per key, all by one hook at the return of vprintk_store: "
+		"printk messages counted per key, all by one hook at the entry of vprintk_store: "
 		"plain (the key it computes: kprint.ko not bridging them), bridge (the key "
 		"kprint.ko's bridge handed over) or echo (kprint.ko's echo of a record, counted "
 		"per format as that record, source kprint); each message once." },
@@ -35,7 +35,8 @@ const struct kpx_metric_def kpx_metric_defs[KPX_NR_METRICS] = {
 		"under the plain key instead (docs/bpf-counters.md)." },
 	[KPX_M_BPF_HANDOFF_SWITCHED] = { "kprint_bpf_handoff_switched_total", "counter",
 		"Bridged printk messages whose task was switched out between the bridge's hook and "
-		"the return of vprintk_store (a preemptible kernel): counted under the newest slot "
+		"the counter's, both at the entry of vprintk_store (a preemptible kernel): counted "
+		"under the newest slot "
 		"with their task and pointers (docs/bpf-counters.md)." },
 	[KPX_M_RATELIMIT_CALLS] = { "kprint_ratelimit_calls_total", "counter",
 		"Calls of the kernel's ___ratelimit() seen by BPF." },

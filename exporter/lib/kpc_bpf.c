@@ -8,7 +8,7 @@
  * a reload of kprint.ko (the kernel arms it again when the module comes
  * back, before the module's init runs), and it holds no reference on the
  * module, so kprint stays unloadable while it is counted.  Every printk
- * message is counted by one fexit on vprintk_store().  Ratelimit suppressions
+ * message is counted by one fentry on vprintk_store().  Ratelimit suppressions
  * are counted either by "kprint:kprint_trace_ratelimit" (kprint.ko's
  * kretprobe on ___ratelimit() hands it each refused call) or by a kprobe
  * and kretprobe on ___ratelimit() itself where the kernel lets them in,
@@ -61,7 +61,7 @@ static const struct kpc_bpf_hook_def {
 } kpc_bpf_hooks[KPC_BPF_NR_HOOKS] = {
 	[KPC_HOOK_KPRINT] = { "kprobe kprint:kprint_trace_record", "kprint_record_link",
 			      "kprint:kprint_trace_record", "record" },
-	[KPC_HOOK_PRINTK_EXIT] = { "fexit vprintk_store", "printk_link", NULL, NULL },
+	[KPC_HOOK_PRINTK_ENTRY] = { "fentry vprintk_store", "printk_link", NULL, NULL },
 	[KPC_HOOK_HANDOFF] = { "kprobe kprint:kprint_trace_handoff", "printk_handoff_link",
 			       "kprint:kprint_trace_handoff", "handoff" },
 	[KPC_HOOK_RATELIMIT] = { "kretprobe ___ratelimit", "ratelimit_link", NULL, NULL,
@@ -88,7 +88,7 @@ static struct bpf_program *kpc_bpf_prog(struct kpc_bpf *b, enum kpc_bpf_hook hoo
 	switch (hook) {
 	case KPC_HOOK_KPRINT:
 		return b->skel->progs.kprint_count_record;
-	case KPC_HOOK_PRINTK_EXIT:
+	case KPC_HOOK_PRINTK_ENTRY:
 		return b->skel->progs.printk_count;
 	case KPC_HOOK_HANDOFF:
 		return b->skel->progs.printk_handoff_where;
@@ -514,7 +514,7 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	ps = &b->status[KPC_HOOK_PRINTK_EXIT];
+	ps = &b->status[KPC_HOOK_PRINTK_ENTRY];
 	if (strlen(dir) >= sizeof(b->pin_dir)) {
 		err = -ENAMETOOLONG;
 		goto err_free;
@@ -526,14 +526,14 @@ int kpc_bpf_open(const struct kpc_bpf_opts *opts, struct kpc_bpf **out)
 	}
 
 	if (access(KPC_KERNEL_BTF, R_OK)) {
-		snprintf(ps->why, sizeof(ps->why), "this kernel has no BTF (%s): no fexit on vprintk_store",
+		snprintf(ps->why, sizeof(ps->why), "this kernel has no BTF (%s): no fentry on vprintk_store",
 			 KPC_KERNEL_BTF);
 		err = kpc_bpf_load(b, max, false);
 	} else {
 		err = kpc_bpf_load(b, max, true);
 		if (err && err != -ESTALE) {
 			/* Most likely vprintk_store() is gone: count kprint anyway. */
-			snprintf(ps->why, sizeof(ps->why), "fexit/vprintk_store did not load: %s",
+			snprintf(ps->why, sizeof(ps->why), "fentry/vprintk_store did not load: %s",
 				 strerror(-err));
 			err = kpc_bpf_load(b, max, false);
 		}
@@ -575,7 +575,7 @@ void kpc_bpf_close(struct kpc_bpf *b)
 const struct kpc_bpf_hook_status *kpc_bpf_status(const struct kpc_bpf *b,
 						 enum kpc_bpf_source src)
 {
-	return &b->status[src == KPC_BPF_KPRINT ? KPC_HOOK_KPRINT : KPC_HOOK_PRINTK_EXIT];
+	return &b->status[src == KPC_BPF_KPRINT ? KPC_HOOK_KPRINT : KPC_HOOK_PRINTK_ENTRY];
 }
 
 const struct kpc_bpf_hook_status *kpc_bpf_hook_status(const struct kpc_bpf *b,

@@ -33,7 +33,7 @@ struct kpc_bpf_opts {
 /*
  * The programs, each attached once and pinned (docs/bpf-counters.md).  A
  * source counts when its hooks do: kprint by KPC_HOOK_KPRINT, printk by
- * KPC_HOOK_PRINTK_EXIT, one program per message, which takes the key of a
+ * KPC_HOOK_PRINTK_ENTRY, one program per message, which takes the key of a
  * message kprint.ko's bridge handed over from slots that KPC_HOOK_HANDOFF
  * learns the place of.  Ratelimit suppressions are
  * counted by one of two ways, never both: KPC_HOOK_RATELIMIT_KPRINT
@@ -42,7 +42,7 @@ struct kpc_bpf_opts {
  */
 enum kpc_bpf_hook {
 	KPC_HOOK_KPRINT,	/* kprobe kprint:kprint_trace_record */
-	KPC_HOOK_PRINTK_EXIT,	/* fexit vprintk_store: every printk message */
+	KPC_HOOK_PRINTK_ENTRY,	/* fentry vprintk_store: every printk message */
 	KPC_HOOK_HANDOFF,	/* kprobe kprint:kprint_trace_handoff: where the slots are */
 	KPC_HOOK_RATELIMIT,	/* kretprobe ___ratelimit: the suppressed calls */
 	KPC_HOOK_RATELIMIT_ENTRY, /* kprobe ___ratelimit: their arguments */

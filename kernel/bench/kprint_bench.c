@@ -98,7 +98,7 @@ static noinline void kprint_bench_clock(unsigned int i)
 
 /*
  * What a BPF hook costs around the function it is on (B3): the bench
- * attaches an fexit that does nothing to jiffies_to_usecs() and times this
+ * attaches an fentry that does nothing to jiffies_to_usecs() and times this
  * with and without it (tests/bench/hook_cost.bpf.c).
  */
 static noinline void kprint_bench_hook(unsigned int i)

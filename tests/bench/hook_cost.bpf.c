@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * make bench, B3: what a BPF hook costs apart from its program's run time.
- * An fexit that does nothing, on jiffies_to_usecs(), which kernel/bench's
+ * An fentry that does nothing, on jiffies_to_usecs(), which kernel/bench's
  * "hook" run calls in a loop: the time per call with it attached less
  * without is the trampoline (arguments saved, program entered and left),
  * the part of the printk counter's cost kernel.bpf_stats_enabled does not
@@ -15,8 +15,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-SEC("fexit/jiffies_to_usecs")
-int BPF_PROG(bench_hook_cost, unsigned long j, unsigned int ret)
+SEC("fentry/jiffies_to_usecs")
+int BPF_PROG(bench_hook_cost, unsigned long j)
 {
 	return 0;
 }
