@@ -38,7 +38,7 @@ ROWS = [
     ("B3", "ns of BPF counting per printk message, bridge on: the programs' run time (kernel.bpf_stats_enabled) plus their hooks' (B3_hook_ns each)", "ns per printk()", ("<=", 0.10), "x"),
     ("B3_runs", "BPF program runs (hooks) per printk message", "(absolute)", ("<=", 1), ""),
     ("B3_run_time", "of B3, the programs' run time alone", "ns per printk()", None, "x"),
-    ("B3_hook_ns", "one hook's own cost: an empty fexit's trampoline, timed on jiffies_to_usecs() with and without", "(absolute)", None, "ns"),
+    ("B3_hook_ns", "one hook's own cost: an empty fentry's trampoline, timed on jiffies_to_usecs() with and without (fastest of 3 passes each)", "(absolute)", None, "ns"),
     ("B3_timed", "ns per printk() added by the counters, timed (run time and hook; noisy)", "ns per printk()", None, "x"),
     ("B3_kprint_timed", "ns per kprint_info() added by the counters, timed", "ns per printk()", None, "x"),
     ("B4", "/metrics time with 10,000 formats", "/metrics time with 1,000 formats", ("<=", 12), "x"),
