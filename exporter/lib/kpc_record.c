@@ -99,23 +99,18 @@ uint64_t kpc_format_id(const char *fmt)
  * Records are decoded in one pass over the nest with the attribute headers
  * read in place: libnl's nla_parse() followed by a second walk called a
  * shared-library function for every header field of every attribute,
- * which was most of the exporter's cost per record.  The walk checks each
- * attribute against its rule (kpc_attr_rules, from the spec's list
- * KPC_GENL_RECORD_ATTRS) without branching on its type, and notes where
- * it is; the fields are then set from those places in one straight run.
- * A switch on the type cost fewer instructions (44 an attribute against
- * 63 for an earlier table walk), but under emulation its indirect jump and
- * its branches were most of a record's decoding, and on hardware they are
- * what a predictor misses.  What is accepted is exactly what nla_parse()
- * with the spec's policy and a walk for the args accepted.
+ * which was most of the exporter's cost per record.  A record in the order
+ * kprint.ko writes it is read in one straight run that expects each
+ * attribute in turn (kpc_record_decode_ordered()); any other order, an
+ * unknown attribute, or anything wrong with one, goes to the walk that
+ * takes attributes in any order, each a case of one switch expanded from
+ * the spec's list (KPC_GENL_RECORD_ATTRS), which decides what is wrong.
+ * What is accepted is exactly what nla_parse() with the spec's policy and
+ * a walk for the args accepted, either way.
  */
 
-/*
- * A bit per attribute in the walk's "seen" set, and one slot past the
- * spec's for the numbers this library does not know, which may be anything.
- */
-#define KPC_ATTR_OTHER	(KPRINT_RECORD_A_MAX + 1)
-_Static_assert(KPC_ATTR_OTHER < 64, "record attributes fit a uint64_t");
+/* A bit per attribute in the walk's "seen" set. */
+_Static_assert(KPRINT_RECORD_A_MAX < 64, "record attributes fit a uint64_t");
 
 /* nla_ok() and nla_next(), inline. */
 static inline bool kpc_nla_ok(const struct nlattr *nla, int rem)
@@ -144,47 +139,10 @@ static inline int kpc_nla_len(const struct nlattr *nla)
 }
 
 /*
- * What libnl's validate_nla() checks of an attribute with the spec's
- * policy: exact sizes for scalars, a limit and a final NUL for strings.
- * PAD and numbers the spec does not name pass as anything.
- */
-struct kpc_attr_rule {
-	uint16_t min, max;	/* payload bytes */
-	bool string;		/* its last byte must be NUL */
-};
-
-#define KPC_RULE_U32(max)	{ 4, 4, false }
-#define KPC_RULE_U64(max)	{ 8, 8, false }
-#define KPC_RULE_STRING(max)	{ 1, max, true }
-#define KPC_RULE_ANY		{ 0, UINT16_MAX, false }
-#define KPC_RULE(attr, kind, multi, max, field)	[attr] = KPC_RULE_##kind(max),
-
-/* Every number up to KPRINT_RECORD_A_MAX is PAD, 0 or the spec's. */
-static const struct kpc_attr_rule kpc_attr_rules[KPC_ATTR_OTHER + 1] = {
-	[0] = KPC_RULE_ANY,
-	[KPRINT_RECORD_A_PAD] = KPC_RULE_ANY,
-	KPC_GENL_RECORD_ATTRS(KPC_RULE)
-	[KPC_ATTR_OTHER] = KPC_RULE_ANY,
-};
-
-/* The attributes that may come once: all the spec names but the args. */
-#define KPC_BIT(type)	(1ull << (type))
-#define KPC_ONCE_U32_0(attr)	KPC_BIT(attr) |
-#define KPC_ONCE_U64_0(attr)	KPC_BIT(attr) |
-#define KPC_ONCE_STRING_0(attr)	KPC_BIT(attr) |
-#define KPC_ONCE_STRING_1(attr)
-#define KPC_ONCE(attr, kind, multi, max, field)	KPC_ONCE_##kind##_##multi(attr)
-#define KPC_RECORD_ONCE		(KPC_GENL_RECORD_ATTRS(KPC_ONCE) 0)
-
-/* What a record cannot be without. */
-#define KPC_RECORD_REQUIRED						\
-	(KPC_BIT(KPRINT_RECORD_A_SEQ) | KPC_BIT(KPRINT_RECORD_A_LEVEL) |	\
-	 KPC_BIT(KPRINT_RECORD_A_FORMAT) | KPC_BIT(KPRINT_RECORD_A_TEXT))
-
-/*
  * Whether @n bytes at @s hold a NUL, a word at a time: names are a few
- * words long, and a call to memchr() cost more than the search.  The
- * last word overlaps the one before rather than reading past @s + @n.
+ * words long, and a call to memchr() cost more than the search under the
+ * benchmarks' emulation.  The last word overlaps the one before rather
+ * than reading past @s + @n.
  */
 static inline bool kpc_has_nul(const char *s, size_t n)
 {
@@ -207,19 +165,36 @@ static inline bool kpc_has_nul(const char *s, size_t n)
 }
 
 /*
- * What one walk over a nest has found: where each attribute is (the last
- * of one met twice, as nla_parse() keeps) and its length, and the errors
- * said after the policy's: an attribute met twice, or an arg too many,
- * whichever came first.
+ * The policy checked the final NUL.  The text and the args are rendered
+ * bytes, in which "%c" of 0 puts a NUL: data, kept with its length.  The
+ * other strings are names the kernel holds as C strings, so a NUL inside
+ * one would be a broken record, not a message.
+ */
+static inline bool kpc_nla_name_ok(const char *s, int len)
+{
+	return !kpc_has_nul(s, len - 1);
+}
+
+/*
+ * What one walk over a nest has found so far.  Its first error is said
+ * after the policy's: an attribute met twice (which nla_parse() would
+ * have kept the last of), or an arg too many.
  */
 struct kpc_record_walk {
-	const char *at[KPC_ATTR_OTHER + 1];
-	uint16_t len[KPC_ATTR_OTHER + 1];
-	uint64_t seen;		/* attributes met */
-	uint64_t again;		/* of those that may come once, met twice */
+	uint64_t seen;		/* attributes met, but the args */
+	uint64_t again;		/* attributes met twice */
 	int err;		/* -E2BIG, when before any attribute met twice */
-	bool bad;		/* a policy violation */
+	bool names_ok;
 };
+
+#define KPC_BIT(type)	(1ull << (type))
+
+/* One of each, but the args: only noted, as it is rare. */
+static inline void kpc_record_once(struct kpc_record_walk *w, int type)
+{
+	w->again |= w->seen & KPC_BIT(type);
+	w->seen |= KPC_BIT(type);
+}
 
 /* The record's one repeated attribute, the args; an ARG after a walk error is not looked at. */
 static inline void kpc_record_arg(struct kpc_record *rec, struct kpc_record_walk *w,
@@ -235,69 +210,78 @@ static inline void kpc_record_arg(struct kpc_record *rec, struct kpc_record_walk
 	rec->args[rec->nargs++] = data;
 }
 
-/* Eight zero bytes: the value of a number, and the "" of a string, the kernel left out. */
-static const char kpc_record_absent[8];
+/*
+ * A case per kind of attribute, with what libnl's validate_nla() checks
+ * (exact scalar sizes, string limits and final NUL) and then the field.
+ * Constant sizes make the copies moves, not calls.
+ */
+#define KPC_DECODE_U32_0(attr, max, field)					\
+	if (len != (max))							\
+		return -EINVAL;							\
+	memcpy(&rec->field, data, sizeof(uint32_t));				\
+	kpc_record_once(w, attr);
+#define KPC_DECODE_U64_0(attr, max, field)					\
+	if (len != (max))							\
+		return -EINVAL;							\
+	memcpy(&rec->field, data, sizeof(uint64_t));				\
+	kpc_record_once(w, attr);
+#define KPC_DECODE_STRING_0(attr, max, field)					\
+	if (len < 1 || len > (max) || data[len - 1] != '\0')			\
+		return -EINVAL;							\
+	if ((attr) == KPRINT_RECORD_A_TEXT)					\
+		rec->text_len = len - 1;					\
+	else if (!kpc_nla_name_ok(data, len))					\
+		w->names_ok = false;						\
+	rec->field = data;							\
+	kpc_record_once(w, attr);
+#define KPC_DECODE_STRING_1(attr, max, field)					\
+	if (len < 1 || len > (max) || data[len - 1] != '\0')			\
+		return -EINVAL;							\
+	kpc_record_arg(rec, w, data, len);
+#define KPC_DECODE_CASE(attr, kind, multi, max, field)				\
+	case attr:								\
+		KPC_DECODE_##kind##_##multi(attr, max, field)			\
+		return 0;
 
 /*
- * The fields from where the walk found them: a string points at its
- * bytes, a number is copied from them, one left out reads as zero or "".
- * A name (a string but the text) must not hold a NUL before its last byte.
+ * One attribute of the nest into its field.  Returns 0, or -EINVAL for a
+ * policy violation, which wins over everything the walk finds.  PAD and
+ * numbers this library does not know may be anything.
  */
-#define KPC_SET_U32_0(attr, field)	memcpy(&rec->field, w->at[attr], sizeof(uint32_t));
-#define KPC_SET_U64_0(attr, field)	memcpy(&rec->field, w->at[attr], sizeof(uint64_t));
-#define KPC_SET_STRING_1(attr, field)
-#define KPC_SET_STRING_0(attr, field)						\
-	rec->field = w->at[attr];						\
-	if ((attr) != KPRINT_RECORD_A_TEXT && (w->seen & KPC_BIT(attr)))	\
-		names_bad |= kpc_has_nul(w->at[attr], w->len[attr] - 1);
-#define KPC_SET(attr, kind, multi, max, field)	KPC_SET_##kind##_##multi(attr, field)
-
-static bool kpc_record_set_fields(struct kpc_record *rec, const struct kpc_record_walk *w)
+static inline int kpc_record_attr(struct kpc_record *rec, struct kpc_record_walk *w,
+				  int type, const char *data, int len)
 {
-	bool names_bad = false;
-
-	KPC_GENL_RECORD_ATTRS(KPC_SET)
-	rec->text_len = w->len[KPRINT_RECORD_A_TEXT] - 1;
-	return !names_bad;
+	switch (type) {
+	KPC_GENL_RECORD_ATTRS(KPC_DECODE_CASE)
+	default:
+		return 0;
+	}
 }
 
-/* The attributes of a record nest, @len bytes at @attrs, into @rec. */
-static int kpc_record_decode_attrs(const void *attrs, int len, struct kpc_record *rec)
-{
-	struct kpc_record_walk w;
-	int rem = len;
-	const struct nlattr *nla;
-	unsigned int i;
+/* What a record cannot be without. */
+#define KPC_RECORD_REQUIRED						\
+	(KPC_BIT(KPRINT_RECORD_A_SEQ) | KPC_BIT(KPRINT_RECORD_A_LEVEL) |	\
+	 KPC_BIT(KPRINT_RECORD_A_FORMAT) | KPC_BIT(KPRINT_RECORD_A_TEXT))
 
+/* The attributes of a record nest in any order, @len bytes at @attrs, into @rec. */
+static int kpc_record_decode_any(const void *attrs, int len, struct kpc_record *rec)
+{
+	struct kpc_record_walk w = { .names_ok = true };
+	int rem = len, ret;
+	const struct nlattr *nla;
+
+	/* Optional strings the kernel left out are "", never NULL. */
+	memcpy(rec, &kpc_genl_record_empty, offsetof(struct kpc_record, args));
 	if (rem < 0)
 		return -EINVAL;
-	for (i = 0; i <= KPC_ATTR_OTHER; i++)
-		w.at[i] = kpc_record_absent;
-	w.seen = w.again = 0;
-	w.err = 0;
-	w.bad = false;
-	rec->nargs = 0;
 
 	for (nla = attrs; kpc_nla_ok(nla, rem); nla = kpc_nla_next(nla, &rem)) {
-		unsigned int type = nla->nla_type & NLA_TYPE_MASK;
-		unsigned int t = type < KPC_ATTR_OTHER ? type : KPC_ATTR_OTHER;
-		const struct kpc_attr_rule *r = &kpc_attr_rules[t];
-		const char *data = kpc_nla_data(nla);
-		int n = kpc_nla_len(nla);
-
-		/*
-		 * Tested without branching: data[n - 1] of an empty one is its
-		 * header's last byte, read but not used.
-		 */
-		w.bad |= (n < r->min) | (n > r->max) | (r->string & (data[n - 1] != '\0'));
-		w.again |= w.seen & KPC_BIT(t) & KPC_RECORD_ONCE;
-		w.seen |= KPC_BIT(t);
-		w.at[t] = data;
-		w.len[t] = n;
-		if (t == KPRINT_RECORD_A_ARG)
-			kpc_record_arg(rec, &w, data, n);
+		ret = kpc_record_attr(rec, &w, nla->nla_type & NLA_TYPE_MASK,
+				      kpc_nla_data(nla), kpc_nla_len(nla));
+		if (ret)
+			return ret;
 	}
-	if (w.bad || (w.seen & KPC_RECORD_REQUIRED) != KPC_RECORD_REQUIRED)
+	if ((w.seen & KPC_RECORD_REQUIRED) != KPC_RECORD_REQUIRED)
 		return -EINVAL;
 	if (w.err)
 		return w.err;
@@ -306,15 +290,170 @@ static int kpc_record_decode_attrs(const void *attrs, int len, struct kpc_record
 	/* Trailing bytes the walk could not take as an attribute. */
 	if (rem)
 		return -EINVAL;
-	if (!kpc_record_set_fields(rec, &w))
+	if (!w.names_ok)
 		return -EINVAL;
-
-	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX ||
-	    rec->source > KPRINT_SOURCE_MAX)
-		return -ERANGE;
 	/* The id is defined by the format, so a kernel that omits it loses nothing. */
 	if (!(w.seen & KPC_BIT(KPRINT_RECORD_A_FORMAT_ID)))
 		rec->format_id = kpc_format_id(rec->format);
+	return 0;
+}
+
+/* The spec's limit of each string attribute, for the ordered decode. */
+#define KPC_MAX_U32(max)	0
+#define KPC_MAX_U64(max)	0
+#define KPC_MAX_STRING(max)	max
+#define KPC_MAX(attr, kind, multi, max, field)	[attr] = KPC_MAX_##kind(max),
+static const uint16_t kpc_record_str_max[KPRINT_RECORD_A_MAX + 1] = {
+	KPC_GENL_RECORD_ATTRS(KPC_MAX)
+};
+
+/* Where the ordered decode is in a nest, and whether a name had a NUL inside. */
+struct kpc_record_cursor {
+	const struct nlattr *nla;
+	int rem;
+	bool names_bad;
+};
+
+/*
+ * The next attribute if it is of @type, with @min to @max payload bytes
+ * and for a string its final NUL: its payload and length, the cursor
+ * moved past it.  NULL otherwise, the cursor left where it was.
+ */
+static inline const char *kpc_cursor_take(struct kpc_record_cursor *c, int type, int min,
+					  int max, bool string, int *len)
+{
+	const struct nlattr *nla = c->nla;
+	const char *data = kpc_nla_data(nla);
+	int n;
+
+	if (c->rem < (int)sizeof(*nla))
+		return NULL;
+	n = kpc_nla_len(nla);
+	/* One test of all: under emulation every branch costs more than a compare. */
+	if (!((nla->nla_len <= c->rem) & (nla->nla_type == type) & (n >= min) & (n <= max)))
+		return NULL;
+	/* A string's min is 1: its last byte is inside the attribute. */
+	if (string && data[n - 1])
+		return NULL;
+	*len = n;
+	c->nla = kpc_nla_next(nla, &c->rem);
+	return data;
+}
+
+static inline bool kpc_take_u32(struct kpc_record_cursor *c, int type, uint32_t *field)
+{
+	int n;
+	const char *data = kpc_cursor_take(c, type, sizeof(*field), sizeof(*field), false, &n);
+
+	if (data)
+		memcpy(field, data, sizeof(*field));
+	return data != NULL;
+}
+
+static inline bool kpc_take_u64(struct kpc_record_cursor *c, int type, uint64_t *field)
+{
+	int n;
+	const char *data = kpc_cursor_take(c, type, sizeof(*field), sizeof(*field), false, &n);
+
+	if (data)
+		memcpy(field, data, sizeof(*field));
+	return data != NULL;
+}
+
+static inline bool kpc_take_name(struct kpc_record_cursor *c, int type, const char **field)
+{
+	int n;
+	const char *data = kpc_cursor_take(c, type, 1, kpc_record_str_max[type], true, &n);
+
+	if (!data)
+		return false;
+	c->names_bad |= kpc_has_nul(data, n - 1);
+	*field = data;
+	return true;
+}
+
+/* The optional numbers: 0 when left out. */
+#define KPC_TAKE_OPT(kind, c, type, field)					\
+	do {									\
+		if (!kpc_take_##kind(c, type, field))				\
+			*(field) = 0;						\
+	} while (0)
+
+/*
+ * A record in the order kprint.ko writes it (kernel/kprint_nl_fill.c):
+ * the fixed head, the strings in storage order with LINE after FILE and
+ * FORMAT_ID after FORMAT, DEVICE only when set, then the flags and the
+ * numbers sent only when set.  Each attribute is expected in turn, so a
+ * record costs a compare or two per attribute and no jump on its type,
+ * which under emulation cost more than the rest of the decoding and on
+ * hardware stays in step with the switch.  Returns whether @rec is
+ * decoded; false for anything else (another order, PAD, an attribute
+ * unknown, twice, or wrong), which kpc_record_decode_any() then decodes
+ * or refuses with its reason.
+ */
+static bool kpc_record_decode_ordered(const void *attrs, int len, struct kpc_record *rec)
+{
+	struct kpc_record_cursor c = { .nla = attrs, .rem = len };
+	const char *s;
+	int n;
+
+	if (len < 0 ||
+	    !kpc_take_u64(&c, KPRINT_RECORD_A_SEQ, &rec->seq) ||
+	    !kpc_take_u32(&c, KPRINT_RECORD_A_LEVEL, &rec->level) ||
+	    !kpc_take_u32(&c, KPRINT_RECORD_A_CLASS, &rec->class) ||
+	    !kpc_take_u64(&c, KPRINT_RECORD_A_TS_MONO_NS, &rec->ts_mono_ns) ||
+	    !kpc_take_u64(&c, KPRINT_RECORD_A_TS_REAL_NS, &rec->ts_real_ns) ||
+	    !kpc_take_u32(&c, KPRINT_RECORD_A_CPU, &rec->cpu) ||
+	    !kpc_take_u32(&c, KPRINT_RECORD_A_PID, &rec->pid) ||
+	    !kpc_take_name(&c, KPRINT_RECORD_A_COMM, &rec->comm) ||
+	    !kpc_take_name(&c, KPRINT_RECORD_A_FILE, &rec->file) ||
+	    !kpc_take_u32(&c, KPRINT_RECORD_A_LINE, &rec->line) ||
+	    !kpc_take_name(&c, KPRINT_RECORD_A_FUNCTION, &rec->function) ||
+	    !kpc_take_name(&c, KPRINT_RECORD_A_SUBSYSTEM, &rec->subsystem) ||
+	    !kpc_take_name(&c, KPRINT_RECORD_A_MODULE, &rec->module))
+		return false;
+	if (!kpc_take_name(&c, KPRINT_RECORD_A_DEVICE, &rec->device))
+		rec->device = "";
+	if (!kpc_take_name(&c, KPRINT_RECORD_A_FORMAT, &rec->format) ||
+	    !kpc_take_u64(&c, KPRINT_RECORD_A_FORMAT_ID, &rec->format_id))
+		return false;
+	rec->nargs = 0;
+	while ((s = kpc_cursor_take(&c, KPRINT_RECORD_A_ARG, 1,
+				    kpc_record_str_max[KPRINT_RECORD_A_ARG], true, &n))) {
+		if (rec->nargs == KPRINT_ARGS_MAX)
+			return false;
+		rec->arg_len[rec->nargs] = n - 1;
+		rec->args[rec->nargs++] = s;
+	}
+	s = kpc_cursor_take(&c, KPRINT_RECORD_A_TEXT, 1, kpc_record_str_max[KPRINT_RECORD_A_TEXT],
+			    true, &n);
+	if (!s)
+		return false;
+	rec->text = s;
+	rec->text_len = n - 1;
+	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_BLOCK_ID, &rec->block_id);
+	if (!kpc_take_u32(&c, KPRINT_RECORD_A_FLAGS, &rec->flags) ||
+	    !kpc_take_u32(&c, KPRINT_RECORD_A_SOURCE, &rec->source))
+		return false;
+	KPC_TAKE_OPT(u32, &c, KPRINT_RECORD_A_FACILITY, &rec->facility);
+	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_CONTINUES, &rec->continues);
+	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_PRINTK_SEQ, &rec->printk_seq);
+	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_FILTERED, &rec->filtered);
+	return !c.rem && !c.names_bad;
+}
+
+/* The attributes of a record nest, @len bytes at @attrs, into @rec. */
+static int kpc_record_decode_attrs(const void *attrs, int len, struct kpc_record *rec)
+{
+	int err = 0;
+
+	if (!kpc_record_decode_ordered(attrs, len, rec))
+		err = kpc_record_decode_any(attrs, len, rec);
+	if (err)
+		return err;
+	if (rec->level > KPRINT_LEVEL_MAX || rec->class > KPRINT_CLASS_MAX ||
+	    rec->source > KPRINT_SOURCE_MAX)
+		return -ERANGE;
 	rec->raw = attrs;
 	rec->raw_len = len;
 	return 0;

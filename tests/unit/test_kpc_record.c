@@ -722,6 +722,118 @@ static void test_generated_tables(void)
 	       "pad and counters newer than the table have no field");
 }
 
+/*
+ * One record's attributes, for test_orders(): in the order kprint.ko
+ * writes them (kernel/kprint_nl_fill.c), which the decoder reads in one
+ * straight run, and any other, which its walk takes.
+ */
+struct test_attr {
+	int type;
+	int len;
+	const void *data;
+};
+
+static const uint64_t t_seq = 77, t_mono = 1000, t_real = 2000, t_fid = 0xfeedULL, t_block = 5;
+static const uint32_t t_level = 3, t_class = 1, t_cpu = 1, t_pid = 9, t_line = 42, t_flags = 0,
+		      t_source = 1, t_facility = 3;
+
+#define T_U32(type, v)	{ type, 4, &(v) }
+#define T_U64(type, v)	{ type, 8, &(v) }
+#define T_STR(type, v)	{ type, sizeof(v), v }
+
+static const struct test_attr test_kernel_order[] = {
+	T_U64(KPRINT_RECORD_A_SEQ, t_seq), T_U32(KPRINT_RECORD_A_LEVEL, t_level),
+	T_U32(KPRINT_RECORD_A_CLASS, t_class), T_U64(KPRINT_RECORD_A_TS_MONO_NS, t_mono),
+	T_U64(KPRINT_RECORD_A_TS_REAL_NS, t_real), T_U32(KPRINT_RECORD_A_CPU, t_cpu),
+	T_U32(KPRINT_RECORD_A_PID, t_pid), T_STR(KPRINT_RECORD_A_COMM, "kworker/0:1"),
+	T_STR(KPRINT_RECORD_A_FILE, "drivers/net/x.c"), T_U32(KPRINT_RECORD_A_LINE, t_line),
+	T_STR(KPRINT_RECORD_A_FUNCTION, "x_probe"), T_STR(KPRINT_RECORD_A_SUBSYSTEM, "net"),
+	T_STR(KPRINT_RECORD_A_MODULE, "x"), T_STR(KPRINT_RECORD_A_DEVICE, "+pci:0000:00:03.0"),
+	T_STR(KPRINT_RECORD_A_FORMAT, "link %s at %d"), T_U64(KPRINT_RECORD_A_FORMAT_ID, t_fid),
+	T_STR(KPRINT_RECORD_A_ARG, "up"), T_STR(KPRINT_RECORD_A_ARG, "1000"),
+	T_STR(KPRINT_RECORD_A_TEXT, "link up at 1000"), T_U64(KPRINT_RECORD_A_BLOCK_ID, t_block),
+	T_U32(KPRINT_RECORD_A_FLAGS, t_flags), T_U32(KPRINT_RECORD_A_SOURCE, t_source),
+	T_U32(KPRINT_RECORD_A_FACILITY, t_facility),
+};
+#define TEST_NATTRS	(sizeof(test_kernel_order) / sizeof(test_kernel_order[0]))
+
+/* The record's attributes in @order (indexes into test_kernel_order) as a message. */
+static struct nl_msg *test_ordered_msg(const unsigned int *order, const char *comm)
+{
+	struct nl_msg *msg = test_msg(KPRINT_CMD_RECORD_NTF);
+	struct nlattr *nest = nla_nest_start(msg, KPRINT_A_RECORD);
+
+	for (unsigned int i = 0; i < TEST_NATTRS; i++) {
+		const struct test_attr *a = &test_kernel_order[order[i]];
+
+		if (a->type == KPRINT_RECORD_A_COMM && comm)
+			nla_put(msg, a->type, 4, comm);
+		else
+			nla_put(msg, a->type, a->len, a->data);
+	}
+	nla_nest_end(msg, nest);
+	return msg;
+}
+
+static bool test_same_record(const struct kpc_record *a, const struct kpc_record *b)
+{
+	const char *sa[] = { a->comm, a->file, a->function, a->subsystem, a->module, a->device,
+			     a->format, a->text };
+	const char *sb[] = { b->comm, b->file, b->function, b->subsystem, b->module, b->device,
+			     b->format, b->text };
+	bool same = a->seq == b->seq && a->level == b->level && a->class == b->class &&
+		    a->ts_mono_ns == b->ts_mono_ns && a->ts_real_ns == b->ts_real_ns &&
+		    a->cpu == b->cpu && a->pid == b->pid && a->line == b->line &&
+		    a->format_id == b->format_id && a->nargs == b->nargs &&
+		    a->text_len == b->text_len && a->block_id == b->block_id &&
+		    a->flags == b->flags && a->source == b->source &&
+		    a->facility == b->facility && a->continues == b->continues &&
+		    a->printk_seq == b->printk_seq && a->filtered == b->filtered;
+
+	for (unsigned int i = 0; i < sizeof(sa) / sizeof(sa[0]); i++)
+		same &= !strcmp(sa[i], sb[i]);
+	for (unsigned int i = 0; same && i < a->nargs; i++)
+		same &= !strcmp(a->args[i], b->args[i]) && a->arg_len[i] == b->arg_len[i];
+	return same;
+}
+
+static void test_orders(void)
+{
+	unsigned int kernel[TEST_NATTRS], reversed[TEST_NATTRS], i;
+	struct nl_msg *m1, *m2, *m3;
+	struct kpc_record r1, r2, r3;
+	int e1, e2, e3;
+
+	for (i = 0; i < TEST_NATTRS; i++) {
+		kernel[i] = i;
+		/* Reversed, but the args keep their order: it is theirs. */
+		reversed[i] = TEST_NATTRS - 1 - i;
+	}
+	for (i = 0; i < TEST_NATTRS; i++)
+		if (test_kernel_order[reversed[i]].type == KPRINT_RECORD_A_ARG) {
+			unsigned int t = reversed[i];
+
+			reversed[i] = reversed[i + 1];
+			reversed[i + 1] = t;
+			break;
+		}
+	m1 = test_ordered_msg(kernel, NULL);
+	m2 = test_ordered_msg(reversed, NULL);
+	m3 = test_ordered_msg(kernel, "a\0b");
+	e1 = kpc_record_decode(genlmsg_attrdata(nlmsg_data(nlmsg_hdr(m1)), 0), &r1);
+	e2 = kpc_record_decode(genlmsg_attrdata(nlmsg_data(nlmsg_hdr(m2)), 0), &r2);
+	e3 = kpc_record_decode(genlmsg_attrdata(nlmsg_data(nlmsg_hdr(m3)), 0), &r3);
+	tap_ok(!e1 && !e2, "a record decodes in kprint.ko's order and reversed (err %d, %d)", e1, e2);
+	tap_ok(!e1 && !e2 && test_same_record(&r1, &r2) && r1.nargs == 2 &&
+	       !strcmp(r1.args[1], "1000") && !strcmp(r1.device, "+pci:0000:00:03.0") &&
+	       r1.facility == 3 && r1.block_id == 5 && r1.format_id == 0xfeedULL,
+	       "both orders give the same record, every field");
+	tap_ok(e3 == -EINVAL, "in kprint.ko's order, a NUL inside a name is still refused (err %d)", e3);
+	nlmsg_free(m1);
+	nlmsg_free(m2);
+	nlmsg_free(m3);
+}
+
 int main(void)
 {
 	test_fnv();
@@ -737,6 +849,7 @@ int main(void)
 	test_bad_messages();
 	test_callback_stops();
 	test_names();
+	test_orders();
 	test_generated_tables();
 	return tap_done();
 }
