@@ -144,7 +144,7 @@ static inline int kpc_nla_len(const struct nlattr *nla)
  * benchmarks' emulation.  The last word overlaps the one before rather
  * than reading past @s + @n.
  */
-static inline bool kpc_has_nul(const char *s, size_t n)
+static inline __attribute__((always_inline)) bool kpc_has_nul(const char *s, size_t n)
 {
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	uint64_t v, acc = 0;
@@ -307,6 +307,12 @@ static const uint16_t kpc_record_str_max[KPRINT_RECORD_A_MAX + 1] = {
 	KPC_GENL_RECORD_ATTRS(KPC_MAX)
 };
 
+/*
+ * The ordered decode's steps, inlined even where the compiler would call
+ * them: a call and its return cost more than a step under emulation.
+ */
+#define kpc_step	static inline __attribute__((always_inline))
+
 /* Where the ordered decode is in a nest, and whether a name had a NUL inside. */
 struct kpc_record_cursor {
 	const struct nlattr *nla;
@@ -319,8 +325,8 @@ struct kpc_record_cursor {
  * and for a string its final NUL: its payload and length, the cursor
  * moved past it.  NULL otherwise, the cursor left where it was.
  */
-static inline const char *kpc_cursor_take(struct kpc_record_cursor *c, int type, int min,
-					  int max, bool string, int *len)
+kpc_step const char *kpc_cursor_take(struct kpc_record_cursor *c, int type, int min,
+				     int max, bool string, int *len)
 {
 	const struct nlattr *nla = c->nla;
 	const char *data = kpc_nla_data(nla);
@@ -340,7 +346,7 @@ static inline const char *kpc_cursor_take(struct kpc_record_cursor *c, int type,
 	return data;
 }
 
-static inline bool kpc_take_u32(struct kpc_record_cursor *c, int type, uint32_t *field)
+kpc_step bool kpc_take_u32(struct kpc_record_cursor *c, int type, uint32_t *field)
 {
 	int n;
 	const char *data = kpc_cursor_take(c, type, sizeof(*field), sizeof(*field), false, &n);
@@ -350,7 +356,7 @@ static inline bool kpc_take_u32(struct kpc_record_cursor *c, int type, uint32_t 
 	return data != NULL;
 }
 
-static inline bool kpc_take_u64(struct kpc_record_cursor *c, int type, uint64_t *field)
+kpc_step bool kpc_take_u64(struct kpc_record_cursor *c, int type, uint64_t *field)
 {
 	int n;
 	const char *data = kpc_cursor_take(c, type, sizeof(*field), sizeof(*field), false, &n);
@@ -360,7 +366,7 @@ static inline bool kpc_take_u64(struct kpc_record_cursor *c, int type, uint64_t 
 	return data != NULL;
 }
 
-static inline bool kpc_take_name(struct kpc_record_cursor *c, int type, const char **field)
+kpc_step bool kpc_take_name(struct kpc_record_cursor *c, int type, const char **field)
 {
 	int n;
 	const char *data = kpc_cursor_take(c, type, 1, kpc_record_str_max[type], true, &n);
