@@ -51,6 +51,12 @@ struct kpx_batch {
 	struct kpx_journal *journal;	/* --journal, once started; or NULL */
 	struct kpx_problems *problems;	/* the catalog's matcher; or NULL */
 	struct kpc_record **recs;
+	/*
+	 * Beside each record and each spare: the bytes its memory holds, as
+	 * kpx_batch_mem() knew when it gave that memory (0: not known, as for
+	 * a record --replay added, whose copy the store may hand back too).
+	 */
+	uint32_t *rooms, *spare_rooms;
 	/* Beside each record: its problems (NULL: none), and their /events text. */
 	struct kpx_hits **hits;
 	char **events;
@@ -70,6 +76,8 @@ struct kpx_batch {
 	 */
 	struct kpc_record_mem mem;
 	const struct kpc_record *fresh;
+	uint32_t fresh_room;		/* the bytes of fresh's memory */
+	uint32_t mem_room;		/* of what kpx_batch_mem() gave last */
 	uint64_t lost[KPC_LOST_REASONS];
 	uint64_t resyncs;
 	uint64_t malformed;
@@ -88,13 +96,19 @@ struct kpx_batch {
 static int kpx_batch_grow(struct kpx_batch *b)
 {
 	size_t cap = b->cap ? b->cap * 2 : 256;
-	struct kpc_record **r = realloc(b->recs, cap * sizeof(*r));
+	struct kpc_record **r;
 	struct kpx_hits **h;
+	uint32_t *u;
 	char **e;
 
+	r = realloc(b->recs, cap * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	b->recs = r;
+	u = realloc(b->rooms, cap * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	b->rooms = u;
 	h = realloc(b->hits, cap * sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -107,24 +121,39 @@ static int kpx_batch_grow(struct kpx_batch *b)
 	if (!r)
 		return -ENOMEM;
 	b->spare = r;
+	u = realloc(b->spare_rooms, cap * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	b->spare_rooms = u;
 	b->cap = cap;
 	return 0;
 }
 
-/* Memory for a copy of size bytes: a spare one if it is big enough. */
+/*
+ * Memory for a copy of size bytes: a spare one if it is big enough.  What
+ * it holds is left in b->mem_room.
+ */
 static void *kpx_batch_mem(size_t size, void *ctx)
 {
 	struct kpx_batch *b = ctx;
+	void *p;
 
 	while (b->nspare) {
 		struct kpc_record *sp = b->spare[--b->nspare];
+		size_t room = b->spare_rooms[b->nspare];
 
-		if (malloc_usable_size(sp) >= size)
+		if (!room)
+			room = malloc_usable_size(sp);
+		if (room >= size) {
+			b->mem_room = room <= UINT32_MAX ? room : 0;
 			return sp;
+		}
 		kpc_record_free(sp);
 	}
 	size = (size + KPX_INGEST_COPY_ROUND - 1) / KPX_INGEST_COPY_ROUND * KPX_INGEST_COPY_ROUND;
-	return malloc(size);
+	p = malloc(size);
+	b->mem_room = p && size <= UINT32_MAX ? size : 0;
+	return p;
 }
 
 /* Memory for the stream to decode a record into, to be kept. */
@@ -133,6 +162,7 @@ static void *kpx_batch_into(size_t size, void *ctx)
 	struct kpx_batch *b = ctx;
 
 	b->fresh = kpx_batch_mem(size, b);
+	b->fresh_room = b->mem_room;
 	return (void *)b->fresh;
 }
 
@@ -142,10 +172,12 @@ static void kpx_batch_release(struct kpc_record *rec, void *ctx)
 	struct kpx_batch *b = ctx;
 
 	b->fresh = NULL;
-	if (b->nspare < b->cap)
+	if (b->nspare < b->cap) {
+		b->spare_rooms[b->nspare] = b->fresh_room;
 		b->spare[b->nspare++] = rec;
-	else
+	} else {
 		kpc_record_free(rec);
+	}
 }
 
 static void kpx_batch_flush(struct kpx_batch *b);
@@ -167,11 +199,13 @@ static int kpx_ingest_record(const struct kpc_record *rec, void *ctx)
 		/* Ours: kpx_batch_into() gave the memory. */
 		copy = (struct kpc_record *)rec;
 		b->fresh = NULL;
+		b->rooms[b->n] = b->fresh_room;
 		kept = KPC_RECORD_KEPT;
 	} else {
 		copy = kpc_record_copy_with(rec, kpx_batch_mem, b);
 		if (!copy)
 			goto nomem;
+		b->rooms[b->n] = b->mem_room;
 	}
 	b->recs[b->n++] = copy;
 	if (b->live && b->n >= KPX_INGEST_BATCH)
@@ -204,11 +238,7 @@ static bool kpx_batch_matching(const struct kpx_batch *b)
 static void kpx_batch_match(struct kpx_batch *b)
 {
 	if (!kpx_batch_matching(b)) {
-		if (b->matched < b->n) {
-			memset(b->hits + b->matched, 0, (b->n - b->matched) * sizeof(*b->hits));
-			memset(b->events + b->matched, 0,
-			       (b->n - b->matched) * sizeof(*b->events));
-		}
+		/* hits and events are not read: the callers pass NULL for them. */
 		b->matched = b->n;
 		return;
 	}
@@ -243,8 +273,8 @@ static void kpx_batch_flush(struct kpx_batch *b)
 	/* Copied first: the store owns the records once it has them. */
 	kpx_journal_add_hits(b->journal, b->recs, hits ? b->hits : NULL, b->n);
 	kpx_batch_trim(b);
-	b->nspare += kpx_store_add_recycle(s, b->recs, hits ? b->events : NULL, b->n,
-					   b->spare + b->nspare);
+	b->nspare += kpx_store_add_recycle(s, b->recs, b->rooms, hits ? b->events : NULL, b->n,
+					   b->spare + b->nspare, b->spare_rooms + b->nspare);
 	for (size_t i = 0; hits && i < b->n; i++)
 		kpx_hits_free(b->hits[i]);
 	b->matched = 0;
@@ -418,7 +448,7 @@ int kpx_ingest_open(struct kpx_ingest *in)
 		goto err_close;
 	/* From the ring: only what an earlier run did not write already. */
 	kpx_batch_match(b);
-	kpx_journal_add_ring(in->journal, b->recs, b->hits, b->n);
+	kpx_journal_add_ring(in->journal, b->recs, kpx_batch_matching(b) ? b->hits : NULL, b->n);
 	kpx_batch_flush(b);
 	b->journal = in->journal;
 	b->live = true;
@@ -471,5 +501,7 @@ void kpx_ingest_stop(struct kpx_ingest *in)
 	free(b->hits);
 	free(b->events);
 	free(b->spare);
+	free(b->rooms);
+	free(b->spare_rooms);
 	free(b);
 }

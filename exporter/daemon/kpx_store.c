@@ -18,10 +18,12 @@ int kpx_store_init(struct kpx_store *s, size_t cap)
 	s->ring = calloc(cap, sizeof(*s->ring));
 	s->problems = calloc(cap, sizeof(*s->problems));
 	s->seqs = calloc(cap, sizeof(*s->seqs));
-	if (!s->ring || !s->problems || !s->seqs) {
+	s->rooms = calloc(cap, sizeof(*s->rooms));
+	if (!s->ring || !s->problems || !s->seqs || !s->rooms) {
 		free(s->ring);
 		free(s->problems);
 		free(s->seqs);
+		free(s->rooms);
 		return -ENOMEM;
 	}
 	s->cap = cap;
@@ -43,9 +45,11 @@ void kpx_store_fini(struct kpx_store *s)
 	free(s->ring);
 	free(s->problems);
 	free(s->seqs);
+	free(s->rooms);
 	s->ring = NULL;
 	s->problems = NULL;
 	s->seqs = NULL;
+	s->rooms = NULL;
 	pthread_mutex_destroy(&s->lock);
 }
 
@@ -59,14 +63,16 @@ void kpx_store_add(struct kpx_store *s, struct kpc_record **recs, size_t n)
  * records they push out go to old, up to max of them; the rest are freed
  * here, under the lock (rare: callers leave room).  Returns how many old has.
  */
-static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char **problems,
-			    size_t n, struct kpc_record **old, size_t max)
+static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs,
+			    const uint32_t *rooms, char **problems, size_t n,
+			    struct kpc_record **old, uint32_t *old_rooms, size_t max)
 {
 	size_t i, nold = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < n; i++) {
 		struct kpc_record *prev = s->ring[s->head];
+		uint32_t prev_room = s->rooms[s->head];
 		/* Wrapped by hand: a division per slot was most of the loop. */
 		size_t next = s->head + 1 == s->cap ? 0 : s->head + 1;
 		size_t newest = s->head ? s->head - 1 : s->cap - 1;
@@ -82,6 +88,7 @@ static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char 
 			s->descents++;
 		s->ring[s->head] = recs[i];
 		s->seqs[s->head] = recs[i]->seq;
+		s->rooms[s->head] = rooms ? rooms[i] : 0;
 		/* Most records are no problem: nothing to free. */
 		if (s->problems[s->head])
 			free(s->problems[s->head]);
@@ -90,10 +97,13 @@ static size_t kpx_store_put(struct kpx_store *s, struct kpc_record **recs, char 
 		if (s->n < s->cap)
 			s->n++;
 		s->received++;
-		if (prev && nold < max)
+		if (prev && nold < max) {
+			if (old_rooms)
+				old_rooms[nold] = prev_room;
 			old[nold++] = prev;
-		else
+		} else {
 			kpc_record_free(prev);
+		}
 	}
 	if (n && s->notify)
 		s->notify(s->notify_ctx);
@@ -108,15 +118,16 @@ void kpx_store_add_problems(struct kpx_store *s, struct kpc_record **recs, char 
 	size_t i, nold;
 
 	/* Freed outside the lock when we can: readers wait less. */
-	nold = kpx_store_put(s, recs, problems, n, old, sizeof(old) / sizeof(old[0]));
+	nold = kpx_store_put(s, recs, NULL, problems, n, old, NULL, sizeof(old) / sizeof(old[0]));
 	for (i = 0; i < nold; i++)
 		kpc_record_free(old[i]);
 }
 
-size_t kpx_store_add_recycle(struct kpx_store *s, struct kpc_record **recs, char **problems,
-			     size_t n, struct kpc_record **old)
+size_t kpx_store_add_recycle(struct kpx_store *s, struct kpc_record **recs,
+			     const uint32_t *rooms, char **problems, size_t n,
+			     struct kpc_record **old, uint32_t *old_rooms)
 {
-	return kpx_store_put(s, recs, problems, n, old, n);
+	return kpx_store_put(s, recs, rooms, problems, n, old, old_rooms, n);
 }
 
 void kpx_store_reload(struct kpx_store *s)

@@ -424,21 +424,47 @@ static void test_store_order(void)
 static void test_store_recycle(void)
 {
 	struct kpc_record *batch[6], *old[6];
+	uint32_t rooms[6], old_rooms[6];
 	struct kpx_store s;
 	size_t nold;
 	int i;
 
 	kpx_store_init(&s, 4);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		batch[i] = mk(i + 1, 3, "r", "");
-	nold = kpx_store_add_recycle(&s, batch, NULL, 3, old);
+		rooms[i] = 1000 + i;
+	}
+	nold = kpx_store_add_recycle(&s, batch, rooms, NULL, 3, old, old_rooms);
 	tap_ok(nold == 0 && s.n == 3, "nothing pushed out while there is room");
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		batch[i] = mk(i + 4, 3, "r", "");
-	nold = kpx_store_add_recycle(&s, batch, NULL, 3, old);
+		rooms[i] = 2000 + i;
+	}
+	nold = kpx_store_add_recycle(&s, batch, rooms, NULL, 3, old, old_rooms);
 	tap_ok(nold == 2 && old[0]->seq == 1 && old[1]->seq == 2 && s.n == 4 &&
 	       s.received == 6 && kpx_store_at(&s, 2)->seq == 3,
 	       "the two oldest come back, in order, and the store keeps 3..6 (%zu back)", nold);
+	tap_ok(nold == 2 && old_rooms[0] == 1000 && old_rooms[1] == 1001,
+	       "each comes back with the room it was added with (%u, %u)",
+	       old_rooms[0], old_rooms[1]);
+	for (i = 0; i < (int)nold; i++)
+		kpc_record_free(old[i]);
+	/* Added without rooms (--replay's way): they come back unknown, 0. */
+	for (i = 0; i < 2; i++)
+		batch[i] = mk(i + 7, 3, "r", "");
+	kpx_store_add(&s, batch, 2);
+	for (i = 0; i < 2; i++)
+		batch[i] = mk(i + 9, 3, "r", "");
+	nold = kpx_store_add_recycle(&s, batch, rooms, NULL, 2, old, old_rooms);
+	tap_ok(nold == 2 && old[0]->seq == 5 && old_rooms[0] == 2001 && old[1]->seq == 6 &&
+	       old_rooms[1] == 2002, "records added with rooms keep them past other adds");
+	for (i = 0; i < (int)nold; i++)
+		kpc_record_free(old[i]);
+	for (i = 0; i < 2; i++)
+		batch[i] = mk(i + 11, 3, "r", "");
+	nold = kpx_store_add_recycle(&s, batch, rooms, NULL, 2, old, old_rooms);
+	tap_ok(nold == 2 && old[0]->seq == 7 && old_rooms[0] == 0 && old_rooms[1] == 0,
+	       "records added without rooms come back with 0, not known");
 	for (i = 0; i < (int)nold; i++)
 		kpc_record_free(old[i]);
 	kpx_store_fini(&s);
