@@ -346,25 +346,46 @@ kpc_step const char *kpc_cursor_take(struct kpc_record_cursor *c, int type, int 
 	return data;
 }
 
-kpc_step bool kpc_take_u32(struct kpc_record_cursor *c, int type, uint32_t *field)
+/* An attribute's header as it lies in memory, to be compared in one go. */
+kpc_step uint32_t kpc_nla_hdr(int len, int type)
 {
-	int n;
-	const char *data = kpc_cursor_take(c, type, sizeof(*field), sizeof(*field), false, &n);
+	struct nlattr h = { .nla_len = len, .nla_type = type };
+	uint32_t v;
 
-	if (data)
-		memcpy(field, data, sizeof(*field));
-	return data != NULL;
+	memcpy(&v, &h, sizeof(v));
+	return v;
 }
 
-kpc_step bool kpc_take_u64(struct kpc_record_cursor *c, int type, uint64_t *field)
+/*
+ * A number of @size bytes into @field (KPC_TAKE(), which gives the size):
+ * its header has one right value, length and type, checked at once.
+ */
+kpc_step bool kpc_take_num(struct kpc_record_cursor *c, int type, void *field, int size)
 {
-	int n;
-	const char *data = kpc_cursor_take(c, type, sizeof(*field), sizeof(*field), false, &n);
+	const int len = NLA_HDRLEN + size;
+	uint32_t hdr;
 
-	if (data)
-		memcpy(field, data, sizeof(*field));
-	return data != NULL;
+	if (c->rem < len)
+		return false;
+	memcpy(&hdr, c->nla, sizeof(hdr));
+	if (hdr != kpc_nla_hdr(len, type))
+		return false;
+	memcpy(field, kpc_nla_data(c->nla), size);
+	c->nla = (const struct nlattr *)((const char *)c->nla + NLA_ALIGN(len));
+	c->rem -= NLA_ALIGN(len);
+	return true;
 }
+
+#define KPC_TAKE(c, type, field)	kpc_take_num(c, type, field, sizeof(*(field)))
+
+/* KPC_TAKE() has a number's size from its field: the spec's, checked here. */
+#define KPC_FIELD_SIZE_U32(field)						\
+	_Static_assert(sizeof(((struct kpc_record *)0)->field) == sizeof(uint32_t), #field);
+#define KPC_FIELD_SIZE_U64(field)						\
+	_Static_assert(sizeof(((struct kpc_record *)0)->field) == sizeof(uint64_t), #field);
+#define KPC_FIELD_SIZE_STRING(field)
+#define KPC_FIELD_SIZE(attr, kind, multi, max, field)	KPC_FIELD_SIZE_##kind(field)
+KPC_GENL_RECORD_ATTRS(KPC_FIELD_SIZE)
 
 kpc_step bool kpc_take_name(struct kpc_record_cursor *c, int type, const char **field)
 {
@@ -379,9 +400,9 @@ kpc_step bool kpc_take_name(struct kpc_record_cursor *c, int type, const char **
 }
 
 /* The optional numbers: 0 when left out. */
-#define KPC_TAKE_OPT(kind, c, type, field)					\
+#define KPC_TAKE_OPT(c, type, field)						\
 	do {									\
-		if (!kpc_take_##kind(c, type, field))				\
+		if (!KPC_TAKE(c, type, field))					\
 			*(field) = 0;						\
 	} while (0)
 
@@ -404,16 +425,16 @@ static bool kpc_record_decode_ordered(const void *attrs, int len, struct kpc_rec
 	int n;
 
 	if (len < 0 ||
-	    !kpc_take_u64(&c, KPRINT_RECORD_A_SEQ, &rec->seq) ||
-	    !kpc_take_u32(&c, KPRINT_RECORD_A_LEVEL, &rec->level) ||
-	    !kpc_take_u32(&c, KPRINT_RECORD_A_CLASS, &rec->class) ||
-	    !kpc_take_u64(&c, KPRINT_RECORD_A_TS_MONO_NS, &rec->ts_mono_ns) ||
-	    !kpc_take_u64(&c, KPRINT_RECORD_A_TS_REAL_NS, &rec->ts_real_ns) ||
-	    !kpc_take_u32(&c, KPRINT_RECORD_A_CPU, &rec->cpu) ||
-	    !kpc_take_u32(&c, KPRINT_RECORD_A_PID, &rec->pid) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_SEQ, &rec->seq) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_LEVEL, &rec->level) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_CLASS, &rec->class) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_TS_MONO_NS, &rec->ts_mono_ns) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_TS_REAL_NS, &rec->ts_real_ns) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_CPU, &rec->cpu) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_PID, &rec->pid) ||
 	    !kpc_take_name(&c, KPRINT_RECORD_A_COMM, &rec->comm) ||
 	    !kpc_take_name(&c, KPRINT_RECORD_A_FILE, &rec->file) ||
-	    !kpc_take_u32(&c, KPRINT_RECORD_A_LINE, &rec->line) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_LINE, &rec->line) ||
 	    !kpc_take_name(&c, KPRINT_RECORD_A_FUNCTION, &rec->function) ||
 	    !kpc_take_name(&c, KPRINT_RECORD_A_SUBSYSTEM, &rec->subsystem) ||
 	    !kpc_take_name(&c, KPRINT_RECORD_A_MODULE, &rec->module))
@@ -421,7 +442,7 @@ static bool kpc_record_decode_ordered(const void *attrs, int len, struct kpc_rec
 	if (!kpc_take_name(&c, KPRINT_RECORD_A_DEVICE, &rec->device))
 		rec->device = "";
 	if (!kpc_take_name(&c, KPRINT_RECORD_A_FORMAT, &rec->format) ||
-	    !kpc_take_u64(&c, KPRINT_RECORD_A_FORMAT_ID, &rec->format_id))
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_FORMAT_ID, &rec->format_id))
 		return false;
 	rec->nargs = 0;
 	while ((s = kpc_cursor_take(&c, KPRINT_RECORD_A_ARG, 1,
@@ -437,14 +458,14 @@ static bool kpc_record_decode_ordered(const void *attrs, int len, struct kpc_rec
 		return false;
 	rec->text = s;
 	rec->text_len = n - 1;
-	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_BLOCK_ID, &rec->block_id);
-	if (!kpc_take_u32(&c, KPRINT_RECORD_A_FLAGS, &rec->flags) ||
-	    !kpc_take_u32(&c, KPRINT_RECORD_A_SOURCE, &rec->source))
+	KPC_TAKE_OPT(&c, KPRINT_RECORD_A_BLOCK_ID, &rec->block_id);
+	if (!KPC_TAKE(&c, KPRINT_RECORD_A_FLAGS, &rec->flags) ||
+	    !KPC_TAKE(&c, KPRINT_RECORD_A_SOURCE, &rec->source))
 		return false;
-	KPC_TAKE_OPT(u32, &c, KPRINT_RECORD_A_FACILITY, &rec->facility);
-	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_CONTINUES, &rec->continues);
-	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_PRINTK_SEQ, &rec->printk_seq);
-	KPC_TAKE_OPT(u64, &c, KPRINT_RECORD_A_FILTERED, &rec->filtered);
+	KPC_TAKE_OPT(&c, KPRINT_RECORD_A_FACILITY, &rec->facility);
+	KPC_TAKE_OPT(&c, KPRINT_RECORD_A_CONTINUES, &rec->continues);
+	KPC_TAKE_OPT(&c, KPRINT_RECORD_A_PRINTK_SEQ, &rec->printk_seq);
+	KPC_TAKE_OPT(&c, KPRINT_RECORD_A_FILTERED, &rec->filtered);
 	return !c.rem && !c.names_bad;
 }
 
