@@ -321,12 +321,11 @@ struct kpc_record_cursor {
 };
 
 /*
- * The next attribute if it is of @type, with @min to @max payload bytes
- * and for a string its final NUL: its payload and length, the cursor
- * moved past it.  NULL otherwise, the cursor left where it was.
+ * The next attribute if it is a string of @type: at least its NUL, at
+ * most the spec's limit, and that NUL last.  Its payload and length, the
+ * cursor moved past it; NULL otherwise, the cursor left where it was.
  */
-kpc_step const char *kpc_cursor_take(struct kpc_record_cursor *c, int type, int min,
-				     int max, bool string, int *len)
+kpc_step const char *kpc_take_str(struct kpc_record_cursor *c, int type, int *len)
 {
 	const struct nlattr *nla = c->nla;
 	const char *data = kpc_nla_data(nla);
@@ -336,10 +335,11 @@ kpc_step const char *kpc_cursor_take(struct kpc_record_cursor *c, int type, int 
 		return NULL;
 	n = kpc_nla_len(nla);
 	/* One test of all: under emulation every branch costs more than a compare. */
-	if (!((nla->nla_len <= c->rem) & (nla->nla_type == type) & (n >= min) & (n <= max)))
+	if (!((nla->nla_len <= c->rem) & (nla->nla_type == type) & (n >= 1) &
+	      (n <= kpc_record_str_max[type])))
 		return NULL;
-	/* A string's min is 1: its last byte is inside the attribute. */
-	if (string && data[n - 1])
+	/* n >= 1: the last byte is inside the attribute. */
+	if (data[n - 1])
 		return NULL;
 	*len = n;
 	c->nla = kpc_nla_next(nla, &c->rem);
@@ -390,7 +390,7 @@ KPC_GENL_RECORD_ATTRS(KPC_FIELD_SIZE)
 kpc_step bool kpc_take_name(struct kpc_record_cursor *c, int type, const char **field)
 {
 	int n;
-	const char *data = kpc_cursor_take(c, type, 1, kpc_record_str_max[type], true, &n);
+	const char *data = kpc_take_str(c, type, &n);
 
 	if (!data)
 		return false;
@@ -445,15 +445,13 @@ static bool kpc_record_decode_ordered(const void *attrs, int len, struct kpc_rec
 	    !KPC_TAKE(&c, KPRINT_RECORD_A_FORMAT_ID, &rec->format_id))
 		return false;
 	rec->nargs = 0;
-	while ((s = kpc_cursor_take(&c, KPRINT_RECORD_A_ARG, 1,
-				    kpc_record_str_max[KPRINT_RECORD_A_ARG], true, &n))) {
+	while ((s = kpc_take_str(&c, KPRINT_RECORD_A_ARG, &n))) {
 		if (rec->nargs == KPRINT_ARGS_MAX)
 			return false;
 		rec->arg_len[rec->nargs] = n - 1;
 		rec->args[rec->nargs++] = s;
 	}
-	s = kpc_cursor_take(&c, KPRINT_RECORD_A_TEXT, 1, kpc_record_str_max[KPRINT_RECORD_A_TEXT],
-			    true, &n);
+	s = kpc_take_str(&c, KPRINT_RECORD_A_TEXT, &n);
 	if (!s)
 		return false;
 	rec->text = s;
